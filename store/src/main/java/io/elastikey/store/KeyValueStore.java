@@ -1,0 +1,70 @@
+// KeyValueStore -- the one storage API of Elastikey: private keys and edge content both go through it.
+package io.elastikey.store;
+
+import java.nio.ByteBuffer;
+import java.util.function.BiConsumer;
+
+/**
+ * A thread-safe map from byte-string keys to byte-string values.
+ *
+ * <p>Keys and values are plain {@code byte[]} so the key server can keep sealed key records and the
+ * edge can keep HTTP bodies without a codec layer. Implementations never keep a reference to an
+ * array passed in or handed out: callers may reuse their arrays.
+ *
+ * <p>{@link #get(byte[], ByteBuffer)} exists for the hot path: a caller with a reusable buffer
+ * reads a value without allocating.
+ */
+public interface KeyValueStore extends AutoCloseable {
+
+    /** Returned by {@link #get(byte[], ByteBuffer)} when the key is absent. */
+    int NOT_FOUND = -1;
+
+    /** Default limit on a value's size: 1 MiB. */
+    int DEFAULT_MAX_VALUE_SIZE = 1 << 20;
+
+    /** The value of {@code key}, or {@code null} when it is absent. */
+    byte[] get(byte[] key);
+
+    /**
+     * Copies the value of {@code key} into {@code dst} at its position, advancing it.
+     *
+     * @return the value's length, or {@link #NOT_FOUND}. When the length exceeds
+     *     {@code dst.remaining()} nothing is copied and the position is unchanged, so the caller can
+     *     retry with a larger buffer.
+     */
+    int get(byte[] key, ByteBuffer dst);
+
+    /**
+     * Stores {@code value} under {@code key}. Returns once the write is as durable as the store
+     * promises (for {@link io.elastikey.store.elastic.ElasticStore}: its fsync policy).
+     *
+     * @throws IllegalArgumentException when the key or value exceeds the store's limits; the
+     *     message names the limit
+     */
+    void put(byte[] key, byte[] value);
+
+    /** Removes {@code key}; returns whether it was present. Durable like {@link #put}. */
+    boolean delete(byte[] key);
+
+    boolean contains(byte[] key);
+
+    /** The number of keys. */
+    long size();
+
+    /**
+     * Visits every entry. Weakly consistent: entries written or removed during the walk may or may
+     * not be seen, but each entry seen has a value the key held at some moment during the walk.
+     * The arrays passed to the visitor are fresh copies the visitor may keep.
+     */
+    void forEach(BiConsumer<byte[], byte[]> visitor);
+
+    /** The largest value {@link #put} accepts, in bytes. */
+    int maxValueSize();
+
+    /** A point-in-time view of sizes, memory use, hit ratio and lookup latency. */
+    StoreStats stats();
+
+    /** Flushes what the store buffers and releases files and memory. Idempotent. */
+    @Override
+    void close();
+}

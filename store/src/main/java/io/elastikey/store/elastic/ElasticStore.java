@@ -1,0 +1,664 @@
+// ElasticStore -- the elastic scale-up store: every entry on disk, a resizable fraction in memory.
+package io.elastikey.store.elastic;
+
+import io.elastikey.store.KeyValueStore;
+import io.elastikey.store.StoreException;
+import io.elastikey.store.StoreStats;
+import io.elastikey.store.elastic.hot.FrequencySketch;
+import io.elastikey.store.elastic.hot.HotTier;
+import io.elastikey.store.elastic.hot.KeyHash;
+import io.elastikey.store.elastic.hot.ReaderEpochs;
+import io.elastikey.store.elastic.index.Checkpoint;
+import io.elastikey.store.elastic.index.Location;
+import io.elastikey.store.elastic.index.PersistedIndex;
+import io.elastikey.store.elastic.log.Log;
+import io.elastikey.store.elastic.log.RecordFormat;
+import io.elastikey.store.elastic.log.RecordReader;
+import io.elastikey.store.elastic.log.Segment;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The elastic scale-up database of the dReDBox key-server use case (D2.6, section 6), rebuilt
+ * for the JVM.
+ *
+ * <h2>Design</h2>
+ * Every entry is on disk; a fraction chosen by a {@link ResidencyPolicy} is also in memory, and
+ * that fraction's budget changes at run time ({@link #resize(long)}), the way a disaggregated
+ * platform lends a VM more memory at peak load and takes it back after. Three parts:
+ * <ol>
+ *   <li><b>The log</b> ({@code log/}): append-only segment files of CRC32C-checked records.
+ *       Puts and deletes (tombstones) are appended; nothing is overwritten in place. It is the
+ *       truth from which everything else can be rebuilt.
+ *   <li><b>The in-storage table</b> ({@code index/}): key to (segment, offset, length) in a
+ *       persisted Chronicle Map. A checkpoint file records up to where it reflects the log, so a
+ *       restart replays only the log's tail.
+ *   <li><b>The in-memory table</b> ({@code hot/}): values of the chosen entries in an off-heap
+ *       Chronicle Map. Values never sit on the Java heap.
+ * </ol>
+ * A lookup tries the in-memory table, then falls through to the index and one positional read of
+ * the record into a per-thread direct buffer, exactly the flow of the report's figure 4.
+ *
+ * <h2>Concurrency</h2>
+ * Lookups take no lock. Writes take the key's stripe lock, then the store's write lock across
+ * the append and the index update, so the index always reflects a prefix of the log (what a
+ * checkpoint needs), then update the memory tier, still under the stripe lock. Memory-tier
+ * admissions, resize copies and compaction moves take the same stripe lock and re-check the index
+ * under it, so the memory tier never holds a value older than the index. A reader may see a write
+ * before its fsync completes; a write is acknowledged only after it.
+ *
+ * <p>The in-memory table is freed with {@code close()} when a resize replaces it; every access to
+ * it happens inside a {@link ReaderEpochs} section, so it is freed only once nobody is inside.
+ *
+ * <h2>Files</h2>
+ * {@code NNNNNNNNNN.seg} (log segments, layout in {@link RecordFormat}), {@code index.cm} (the
+ * index), {@code checkpoint} (layout in {@link Checkpoint}), {@code LOCK} (owner's pid).
+ */
+public final class ElasticStore implements KeyValueStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ElasticStore.class);
+    private static final ThreadLocal<Location> LOCATIONS = ThreadLocal.withInitial(Location::new);
+    static final String INDEX_FILE = "index.cm";
+
+    private final ElasticStoreConfig config;
+    private final DirectoryLock dirLock;
+    final Log log;
+    final PersistedIndex index;
+    final StripedLocks stripes = new StripedLocks(1024);
+    final ReentrantLock writeLock = new ReentrantLock();
+    final ReaderEpochs epochs = new ReaderEpochs();
+    final FrequencySketch sketch;
+    volatile Tiers tiers;
+    private final Resizer resizer;
+    private final Compactor compactor;
+    private final ScheduledExecutorService maintenance;
+    private final Object checkpointLock = new Object();
+    private long checkpointedSequence;
+
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final Recorder latency = new Recorder(3);
+    private final Histogram latencyTotal = new Histogram(3);
+    private volatile boolean closed;
+
+    /** The memory tier in use, and the one a resize is filling (null when none runs). */
+    record Tiers(HotTier current, HotTier migrating) {
+    }
+
+    private ElasticStore(ElasticStoreConfig config, DirectoryLock dirLock, Log log, PersistedIndex index,
+                         long checkpointedSequence) {
+        this.config = config;
+        this.dirLock = dirLock;
+        this.log = log;
+        this.index = index;
+        this.checkpointedSequence = checkpointedSequence;
+        this.sketch = config.residencyPolicy() == ResidencyPolicy.FREQUENCY
+                ? new FrequencySketch(Math.max(config.indexCapacity(), index.size()))
+                : null;
+        this.tiers = new Tiers(HotTier.empty(), null);
+        this.resizer = new Resizer(this);
+        this.compactor = new Compactor(this);
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "elasticstore-maintenance");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Opens the store in {@code config.directory()}, creating it if needed, recovering from an
+     * unclean shutdown if there was one, and starts filling the memory tier in the background.
+     *
+     * @throws io.elastikey.store.StoreLockedException when another process has the directory open
+     */
+    public static ElasticStore open(ElasticStoreConfig config) {
+        DirectoryLock lock = null;
+        try {
+            Files.createDirectories(config.directory());
+            lock = DirectoryLock.acquire(config.directory());
+            Recovery.Result r = Recovery.run(config);
+            ElasticStore store = new ElasticStore(config, lock, r.log(), r.index(), r.checkpointedSequence());
+            store.start();
+            return store;
+        } catch (IOException e) {
+            closeQuietly(lock);
+            throw new StoreException("cannot open store in " + config.directory() + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(lock);
+            throw e;
+        }
+    }
+
+    private void start() {
+        if (config.memoryBudgetBytes() > 0) {
+            resizer.resize(config.memoryBudgetBytes());
+        }
+        if (config.checkpointIntervalMillis() > 0) {
+            maintenance.scheduleWithFixedDelay(() -> runQuietly("checkpoint", () -> checkpoint(false)),
+                    config.checkpointIntervalMillis(), config.checkpointIntervalMillis(), TimeUnit.MILLISECONDS);
+        }
+        if (config.compactionIntervalMillis() > 0) {
+            maintenance.scheduleWithFixedDelay(() -> runQuietly("compaction", compactor::compactEligible),
+                    config.compactionIntervalMillis(), config.compactionIntervalMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    public ElasticStoreConfig config() {
+        return config;
+    }
+
+    // ---- lookups ----------------------------------------------------------------------------
+
+    @Override
+    public byte[] get(byte[] key) {
+        checkOpen();
+        long t0 = startTimer();
+        byte[] v = readHot(key);
+        if (v != null) {
+            recordHit(key, t0);
+            return v;
+        }
+        misses.increment();
+        countAccess(key);
+        v = readCold(key);
+        stopTimer(t0);
+        return v;
+    }
+
+    @Override
+    public int get(byte[] key, ByteBuffer dst) {
+        checkOpen();
+        long t0 = startTimer();
+        int n;
+        ReaderEpochs.Slot slot = epochs.enter();
+        try {
+            n = tiers.current().get(key, dst);
+        } finally {
+            epochs.exit(slot);
+        }
+        if (n != NOT_FOUND) {
+            recordHit(key, t0);
+            return n;
+        }
+        misses.increment();
+        countAccess(key);
+        n = readCold(key, dst);
+        stopTimer(t0);
+        return n;
+    }
+
+    @Override
+    public boolean contains(byte[] key) {
+        checkOpen();
+        return index.contains(key);
+    }
+
+    @Override
+    public long size() {
+        checkOpen();
+        return index.size();
+    }
+
+    @Override
+    public void forEach(BiConsumer<byte[], byte[]> visitor) {
+        checkOpen();
+        index.forEach((key, loc) -> {
+            byte[] v = readHot(key);
+            if (v == null) {
+                v = readCold(key);
+            }
+            if (v != null) {
+                visitor.accept(key, v);
+            }
+        });
+    }
+
+    private byte[] readHot(byte[] key) {
+        ReaderEpochs.Slot slot = epochs.enter();
+        try {
+            return tiers.current().get(key);
+        } finally {
+            epochs.exit(slot);
+        }
+    }
+
+    /** Reads the key's record from disk into this thread's buffer; null when absent. */
+    private ByteBuffer readRecord(byte[] key, Location loc) {
+        for (int attempt = 0; attempt < 8; attempt++) {
+            if (!index.lookup(key, loc)) {
+                return null;
+            }
+            Segment seg = log.segment(loc.segmentId);
+            if (seg == null || !seg.acquire()) {
+                continue; // compacted away between the lookup and now: look again
+            }
+            try {
+                return RecordReader.readValue(seg, loc.offset, loc.length, key);
+            } catch (IOException e) {
+                throw new StoreException("cannot read " + seg + ": " + e.getMessage(), e);
+            } finally {
+                seg.release();
+            }
+        }
+        throw new StoreException("key kept moving during 8 lookups; compaction and reads are racing abnormally");
+    }
+
+    private byte[] readCold(byte[] key) {
+        Location loc = LOCATIONS.get();
+        ByteBuffer v = readRecord(key, loc);
+        if (v == null) {
+            return null;
+        }
+        byte[] out = new byte[v.remaining()];
+        v.get(out);
+        maybeAdmit(key, out, loc);
+        return out;
+    }
+
+    private int readCold(byte[] key, ByteBuffer dst) {
+        Location loc = LOCATIONS.get();
+        ByteBuffer v = readRecord(key, loc);
+        if (v == null) {
+            return NOT_FOUND;
+        }
+        int n = v.remaining();
+        if (sketch != null && wantsAdmission(key, n)) {
+            byte[] copy = new byte[n];
+            v.get(copy);
+            maybeAdmit(key, copy, loc);
+            if (n <= dst.remaining()) {
+                dst.put(copy);
+            }
+        } else if (n <= dst.remaining()) {
+            dst.put(v);
+        }
+        return n;
+    }
+
+    // ---- memory-tier admission (FREQUENCY policy) ------------------------------------------
+
+    private void countAccess(byte[] key) {
+        if (sketch != null) {
+            sketch.increment(KeyHash.hash64(key));
+        }
+    }
+
+    int frequency(byte[] key) {
+        return sketch == null ? 0 : sketch.frequency(KeyHash.hash64(key));
+    }
+
+    private boolean wantsAdmission(byte[] key, int valueLength) {
+        Tiers t = tiers;
+        return t.migrating() == null && t.current().admissible(key.length, valueLength);
+    }
+
+    /** After a miss: offer the value read at {@code loc} to the memory tier, if still current. */
+    private void maybeAdmit(byte[] key, byte[] value, Location loc) {
+        if (sketch == null || !wantsAdmission(key, value.length)) {
+            return;
+        }
+        int seg = loc.segmentId;
+        int off = loc.offset;
+        ReentrantLock stripe = stripes.of(key);
+        if (!stripe.tryLock()) {
+            return; // a writer is on this key: its value is about to change anyway
+        }
+        ReaderEpochs.Slot slot = epochs.enter();
+        try {
+            Tiers t = tiers;
+            if (t.migrating() == null && index.lookup(key, loc) && loc.sameAs(seg, off)) {
+                t.current().admit(key, value, this::frequency, frequency(key));
+            }
+        } finally {
+            epochs.exit(slot);
+            stripe.unlock();
+        }
+    }
+
+    // ---- writes -------------------------------------------------------------------------------
+
+    @Override
+    public void put(byte[] key, byte[] value) {
+        checkOpen();
+        checkKey(key);
+        if (value == null) {
+            throw new NullPointerException("value");
+        }
+        if (value.length > config.maxValueSize()) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes exceeds the store's "
+                    + "maxValueSize limit of " + config.maxValueSize() + " bytes");
+        }
+        long seq;
+        ReentrantLock stripe = stripes.of(key);
+        stripe.lock();
+        try {
+            seq = appendAndIndex(RecordFormat.TYPE_PUT, key, value);
+            ReaderEpochs.Slot slot = epochs.enter();
+            try {
+                Tiers t = tiers;
+                if (t.migrating() != null) {
+                    t.migrating().remove(key);
+                }
+                if (t.current().contains(key)) {
+                    t.current().admit(key, value, null, 0);
+                } else {
+                    t.current().putIfRoom(key, value);
+                }
+            } finally {
+                epochs.exit(slot);
+            }
+        } finally {
+            stripe.unlock();
+        }
+        log.awaitDurable(seq);
+    }
+
+    @Override
+    public boolean delete(byte[] key) {
+        checkOpen();
+        checkKey(key);
+        long seq;
+        ReentrantLock stripe = stripes.of(key);
+        stripe.lock();
+        try {
+            seq = appendAndIndex(RecordFormat.TYPE_DELETE, key, null);
+            if (seq < 0) {
+                return false;
+            }
+            ReaderEpochs.Slot slot = epochs.enter();
+            try {
+                Tiers t = tiers;
+                if (t.migrating() != null) {
+                    t.migrating().remove(key);
+                }
+                t.current().remove(key);
+            } finally {
+                epochs.exit(slot);
+            }
+        } finally {
+            stripe.unlock();
+        }
+        log.awaitDurable(seq);
+        return true;
+    }
+
+    /**
+     * Appends the record and points the index at it, both under the write lock. For a delete of
+     * an absent key nothing is written and -1 returned. Caller holds the key's stripe lock.
+     */
+    private long appendAndIndex(byte type, byte[] key, byte[] value) {
+        Location old = LOCATIONS.get();
+        writeLock.lock();
+        try {
+            boolean had = index.lookup(key, old);
+            if (type == RecordFormat.TYPE_DELETE && !had) {
+                return -1;
+            }
+            Log.Appended a = log.append(type, key, value, value == null ? 0 : value.length);
+            if (type == RecordFormat.TYPE_PUT) {
+                index.put(key, a.segmentId(), a.offset(), a.length());
+                addLive(a.segmentId(), a.length());
+            } else {
+                index.remove(key);
+            }
+            if (had) {
+                addLive(old.segmentId, -old.length);
+            }
+            return a.sequence();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Compaction: re-appends the record of {@code key} if the index still points at
+     * ({@code segmentId}, {@code offset}), and moves the index to the copy. The memory tier is not
+     * touched: the value is the same.
+     */
+    boolean moveIfCurrent(byte[] key, int segmentId, int offset, byte[] value) {
+        ReentrantLock stripe = stripes.of(key);
+        stripe.lock();
+        writeLock.lock();
+        try {
+            Location loc = LOCATIONS.get();
+            if (!index.lookup(key, loc) || !loc.sameAs(segmentId, offset)) {
+                return false;
+            }
+            int oldLength = loc.length;
+            Log.Appended a = log.append(RecordFormat.TYPE_PUT, key, value, value.length);
+            index.put(key, a.segmentId(), a.offset(), a.length());
+            addLive(a.segmentId(), a.length());
+            addLive(segmentId, -oldLength);
+            return true;
+        } finally {
+            writeLock.unlock();
+            stripe.unlock();
+        }
+    }
+
+    /** Compaction: re-appends a tombstone whose key is still deleted. It counts as live where it lands. */
+    boolean carryTombstone(byte[] key) {
+        ReentrantLock stripe = stripes.of(key);
+        stripe.lock();
+        writeLock.lock();
+        try {
+            if (index.contains(key)) {
+                return false;
+            }
+            Log.Appended a = log.append(RecordFormat.TYPE_DELETE, key, null, 0);
+            addLive(a.segmentId(), a.length());
+            return true;
+        } finally {
+            writeLock.unlock();
+            stripe.unlock();
+        }
+    }
+
+    /** Resize: the key's value from memory or disk, without counting it as a lookup. */
+    byte[] readForResize(byte[] key) {
+        byte[] v = readHot(key);
+        if (v != null) {
+            return v;
+        }
+        ByteBuffer b = readRecord(key, LOCATIONS.get());
+        if (b == null) {
+            return null;
+        }
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    void addLive(int segmentId, long delta) {
+        Segment s = log.segment(segmentId);
+        if (s != null) {
+            s.addLive(delta);
+        }
+    }
+
+    private void checkKey(byte[] key) {
+        if (key == null) {
+            throw new NullPointerException("key");
+        }
+        if (key.length == 0 || key.length > config.maxKeySize()) {
+            throw new IllegalArgumentException("key of " + key.length + " bytes is outside the store's limit of 1 to "
+                    + config.maxKeySize() + " bytes (maxKeySize)");
+        }
+    }
+
+    // ---- elasticity -----------------------------------------------------------------------------
+
+    /**
+     * Changes the memory budget while reads and writes go on. Scale-up fills the memory tier per
+     * the residency policy; scale-down keeps the most valuable entries and frees the rest. A
+     * resize already running is abandoned for this one.
+     *
+     * @return the running operation, for progress and completion
+     */
+    public ResizeOperation resize(long budgetBytes) {
+        checkOpen();
+        if (budgetBytes < 0) {
+            throw new IllegalArgumentException("budgetBytes must be >= 0, was " + budgetBytes);
+        }
+        return resizer.resize(budgetBytes);
+    }
+
+    /** The latest resize started (possibly finished), or null if none ever ran. */
+    public ResizeOperation lastResize() {
+        return resizer.last();
+    }
+
+    /** Compacts every sealed segment whose garbage passes the threshold now; returns how many. */
+    public int compactNow() {
+        checkOpen();
+        return compactor.compactEligible();
+    }
+
+    // ---- checkpoints and stats --------------------------------------------------------------
+
+    /**
+     * Makes the index durable up to the current end of the log and records that in the checkpoint
+     * file, so a restart replays only what comes after.
+     */
+    void checkpoint(boolean force) throws IOException {
+        synchronized (checkpointLock) {
+            Log.Position p;
+            writeLock.lock();
+            try {
+                p = log.endPosition();
+            } finally {
+                writeLock.unlock();
+            }
+            if (!force && p.sequence() == checkpointedSequence) {
+                return;
+            }
+            log.syncAll();
+            index.flush();
+            new Checkpoint(p.segmentId(), p.offset(), p.sequence(), false).write(config.directory());
+            checkpointedSequence = p.sequence();
+        }
+    }
+
+    @Override
+    public int maxValueSize() {
+        return config.maxValueSize();
+    }
+
+    @Override
+    public StoreStats stats() {
+        checkOpen();
+        HotTier hot = tiers.current();
+        long disk = 0;
+        for (Segment s : log.segments()) {
+            disk += s.size();
+        }
+        try {
+            disk += index.fileBytes();
+        } catch (IOException e) {
+            LOG.debug("cannot size {}", index.file(), e);
+        }
+        Histogram copy;
+        synchronized (latencyTotal) {
+            latencyTotal.add(latency.getIntervalHistogram());
+            copy = latencyTotal.copy();
+        }
+        return new StoreStats(index.size(), disk, hot.entries(), hot.usedBytes(), resizer.targetBudget(),
+                hits.sum(), misses.sum(), copy);
+    }
+
+    private long startTimer() {
+        return config.recordLatency() ? System.nanoTime() : 0;
+    }
+
+    private void stopTimer(long t0) {
+        if (t0 != 0) {
+            latency.recordValue(Math.max(0, System.nanoTime() - t0));
+        }
+    }
+
+    private void recordHit(byte[] key, long t0) {
+        hits.increment();
+        countAccess(key);
+        stopTimer(t0);
+    }
+
+    // ---- lifecycle ------------------------------------------------------------------------------
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("store in " + config.directory() + " is closed");
+        }
+    }
+
+    /** Stops background work, writes a clean checkpoint, frees memory and unlocks the directory. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        resizer.close();
+        maintenance.shutdownNow();
+        try {
+            maintenance.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            checkpoint(true);
+            Checkpoint.read(config.directory()).withClean(true).write(config.directory());
+        } catch (IOException | StoreException e) {
+            LOG.warn("store in {} closed without a clean checkpoint; the next open replays the log: {}",
+                    config.directory(), e.getMessage());
+        }
+        Tiers t = tiers;
+        tiers = new Tiers(HotTier.empty(), null);
+        epochs.synchronize();
+        t.current().close();
+        log.close();
+        index.close();
+        closeQuietly(dirLock);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // closing on a failure path: the original failure is what matters
+            }
+        }
+    }
+
+    private void runQuietly(String what, ThrowingRunnable r) {
+        if (closed) {
+            return;
+        }
+        try {
+            r.run();
+        } catch (Exception e) {
+            LOG.warn("{} in {} failed: {}", what, config.directory(), e.toString());
+        }
+    }
+
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    @Override
+    public String toString() {
+        return "ElasticStore{" + config.directory() + "}";
+    }
+}

@@ -1,0 +1,166 @@
+// Recovery -- brings the index back in line with the log when a store opens.
+package io.elastikey.store.elastic;
+
+import io.elastikey.store.StoreException;
+import io.elastikey.store.elastic.index.Checkpoint;
+import io.elastikey.store.elastic.index.PersistedIndex;
+import io.elastikey.store.elastic.log.Log;
+import io.elastikey.store.elastic.log.LogScanner;
+import io.elastikey.store.elastic.log.RecordFormat;
+import io.elastikey.store.elastic.log.Segment;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What happens between opening the files and serving:
+ * <ol>
+ *   <li>Check every segment's header. A newest segment too short to hold one was being created
+ *       when the process died: it is removed.
+ *   <li>Open the index. After a clean close it is trusted as is; after a crash Chronicle's
+ *       recovery runs over it first. Without a checkpoint, or when the index cannot be opened,
+ *       it is rebuilt from the whole log.
+ *   <li>Replay the log after the checkpoint into the index, in order. The first invalid record of
+ *       the newest segment is a torn write: the segment is truncated there. An invalid record in
+ *       an older segment is damage: it is logged and the rest of that segment skipped.
+ *   <li>Count each segment's live bytes from the index (the compactor's input), write a fresh
+ *       checkpoint marked unclean, and make the log appendable.
+ * </ol>
+ */
+final class Recovery {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
+
+    record Result(Log log, PersistedIndex index, long checkpointedSequence) {
+    }
+
+    private Recovery() {
+    }
+
+    static Result run(ElasticStoreConfig config) throws IOException {
+        Path dir = config.directory();
+        Log log = Log.open(dir, config.segmentSizeBytes(), config.fsyncPolicy(), config.groupCommitIntervalMillis());
+        PersistedIndex index = null;
+        try {
+            dropHalfCreatedSegment(log);
+            Checkpoint cp = Checkpoint.read(dir);
+            index = indexUsable(config, log, cp) ? openTrusted(config, cp) : null;
+            Checkpoint replayFrom = cp;
+            if (index == null) {
+                index = rebuildIndex(config);
+                replayFrom = null;
+            }
+            long lastSeq = replay(log, index, replayFrom);
+            if (cp != null) {
+                lastSeq = Math.max(lastSeq, cp.sequence());
+            }
+            countLiveBytes(log, index);
+            log.startAppending(lastSeq);
+            Log.Position end = log.endPosition();
+            index.flush();
+            new Checkpoint(end.segmentId(), end.offset(), end.sequence(), false).write(dir);
+            return new Result(log, index, end.sequence());
+        } catch (IOException | RuntimeException e) {
+            if (index != null) {
+                index.close();
+            }
+            log.close();
+            throw e;
+        }
+    }
+
+    private static void dropHalfCreatedSegment(Log log) throws IOException {
+        Segment[] segs = log.segments();
+        for (int i = 0; i < segs.length; i++) {
+            String problem = LogScanner.checkHeader(segs[i]);
+            if (problem == null) {
+                continue;
+            }
+            boolean newest = i == segs.length - 1;
+            if (newest && segs[i].size() <= RecordFormat.SEGMENT_HEADER_SIZE) {
+                LOG.warn("removing {}: created but never written ({})", segs[i], problem);
+                log.removeSegment(segs[i]);
+            } else {
+                throw new StoreException(segs[i] + " in " + log.directory() + " is damaged: " + problem);
+            }
+        }
+    }
+
+    private static Path indexFile(ElasticStoreConfig config) {
+        return config.directory().resolve(ElasticStore.INDEX_FILE);
+    }
+
+    private static boolean indexUsable(ElasticStoreConfig config, Log log, Checkpoint cp) {
+        boolean usable = cp != null && Files.exists(indexFile(config))
+                && (log.segments().length == 0 || log.segment(cp.segmentId()) != null);
+        if (!usable && log.segments().length > 0) {
+            LOG.warn("no usable checkpoint or index in {}; rebuilding the index from the log", config.directory());
+        }
+        return usable;
+    }
+
+    /** The index as the checkpoint left it, or null when it cannot be opened. */
+    private static PersistedIndex openTrusted(ElasticStoreConfig config, Checkpoint cp) {
+        try {
+            return PersistedIndex.open(indexFile(config), config.indexCapacity(), config.averageKeySize(), !cp.clean());
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("index {} cannot be opened ({}); rebuilding it from the log", indexFile(config), e.toString());
+            return null;
+        }
+    }
+
+    private static PersistedIndex rebuildIndex(ElasticStoreConfig config) throws IOException {
+        Files.deleteIfExists(indexFile(config));
+        return PersistedIndex.open(indexFile(config), config.indexCapacity(), config.averageKeySize(), false);
+    }
+
+    /** Applies the log after {@code from} (everything when null); returns the last sequence seen. */
+    private static long replay(Log log, PersistedIndex index, Checkpoint from) throws IOException {
+        Segment[] segs = log.segments();
+        long lastSeq = 0;
+        long applied = 0;
+        for (int i = 0; i < segs.length; i++) {
+            Segment seg = segs[i];
+            if (from != null && seg.id() < from.segmentId()) {
+                continue;
+            }
+            long start = from != null && seg.id() == from.segmentId() ? from.offset() : RecordFormat.SEGMENT_HEADER_SIZE;
+            long[] count = {0};
+            LogScanner.Result r = LogScanner.scan(seg, start, rec -> {
+                if (rec.isDelete()) {
+                    index.remove(rec.key());
+                } else {
+                    index.put(rec.key(), rec.segmentId(), (int) rec.offset(), rec.length());
+                }
+                count[0]++;
+            });
+            applied += count[0];
+            lastSeq = Math.max(lastSeq, r.lastSequence());
+            if (!r.clean()) {
+                if (i == segs.length - 1) {
+                    LOG.warn("{}: torn write at offset {} ({}); truncating {} bytes", seg, r.validEnd(), r.problem(),
+                            seg.size() - r.validEnd());
+                    log.truncate(seg, r.validEnd());
+                } else {
+                    LOG.error("{}: damaged at offset {} ({}); records after it in this segment are skipped", seg,
+                            r.validEnd(), r.problem());
+                }
+            }
+        }
+        if (applied > 0) {
+            LOG.info("replayed {} log records into the index", applied);
+        }
+        return lastSeq;
+    }
+
+    private static void countLiveBytes(Log log, PersistedIndex index) {
+        index.forEach((key, loc) -> {
+            Segment s = log.segment(loc.segmentId);
+            if (s != null) {
+                s.addLive(loc.length);
+            }
+        });
+    }
+}

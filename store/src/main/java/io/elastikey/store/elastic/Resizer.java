@@ -1,0 +1,212 @@
+// Resizer -- changes the memory budget by building a new in-memory table and retiring the old one.
+package io.elastikey.store.elastic;
+
+import io.elastikey.store.elastic.ElasticStore.Tiers;
+import io.elastikey.store.elastic.hot.HotTier;
+import io.elastikey.store.elastic.log.RecordFormat;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Scale-up and scale-down are one operation: build a table for the new budget, fill it in priority
+ * order, publish it, wait until no reader is inside the old one, free the old one. Memory leaves
+ * the process only when a Chronicle Map is closed, so shrinking in place would keep the pages.
+ *
+ * <p>Priority: first the entries already in memory (most frequent first under FREQUENCY, in
+ * admission order under SEQUENTIAL), then, while room remains, entries from disk. SEQUENTIAL walks
+ * the in-storage table in order (the report's seq-scale-up). FREQUENCY builds a histogram of the
+ * sketch's estimates (0..15) weighted by entry cost, finds the lowest frequency that still fits,
+ * and loads keys above it, then keys at it while room remains; with no accesses counted yet it
+ * degenerates to the sequential walk.
+ *
+ * <p>While a new table fills, writers drop their key from it (so it never holds a stale value)
+ * and misses are not admitted anywhere; lookups keep using the old table.
+ */
+final class Resizer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Resizer.class);
+
+    private final ElasticStore store;
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "elasticstore-resizer");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile ResizeOperation current;
+    private volatile long targetBudget;
+
+    Resizer(ElasticStore store) {
+        this.store = store;
+    }
+
+    synchronized ResizeOperation resize(long budgetBytes) {
+        ResizeOperation previous = current;
+        if (previous != null) {
+            previous.cancel();
+        }
+        ResizeOperation op = new ResizeOperation(budgetBytes);
+        current = op;
+        targetBudget = budgetBytes;
+        worker.execute(() -> run(op));
+        return op;
+    }
+
+    ResizeOperation last() {
+        return current;
+    }
+
+    long targetBudget() {
+        return targetBudget;
+    }
+
+    private void run(ResizeOperation op) {
+        if (op.cancelRequested()) {
+            op.finish(ResizeOperation.State.CANCELLED, null);
+            return;
+        }
+        HotTier old = store.tiers.current();
+        HotTier next = null;
+        try {
+            next = HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize());
+            store.tiers = new Tiers(old, next);
+            carryOver(op, old, next);
+            loadFromDisk(op, next);
+            publish(next);
+            old.close();
+            op.finish(ResizeOperation.State.DONE, null);
+            LOG.info("{}", op);
+        } catch (CancellationException e) {
+            publish(old);
+            next.close();
+            op.finish(ResizeOperation.State.CANCELLED, null);
+        } catch (RuntimeException | Error e) {
+            publish(old);
+            if (next != null) {
+                next.close();
+            }
+            LOG.error("resize to {} bytes failed", op.targetBytes(), e);
+            op.finish(ResizeOperation.State.FAILED, e);
+        }
+    }
+
+    private void publish(HotTier tier) {
+        store.tiers = new Tiers(tier, null);
+        store.epochs.synchronize();
+    }
+
+    private void carryOver(ResizeOperation op, HotTier old, HotTier next) {
+        byte[][] keys = old.keysInRingOrder();
+        if (store.sketch != null) {
+            int[] freq = new int[keys.length];
+            Integer[] order = new Integer[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                freq[i] = store.frequency(keys[i]);
+                order[i] = i;
+            }
+            Arrays.sort(order, Comparator.comparingInt((Integer i) -> -freq[i]));
+            byte[][] sorted = new byte[keys.length][];
+            for (int i = 0; i < keys.length; i++) {
+                sorted[i] = keys[order[i]];
+            }
+            keys = sorted;
+        }
+        for (byte[] key : keys) {
+            if (full(next)) {
+                return;
+            }
+            copy(op, key, next);
+        }
+    }
+
+    private void loadFromDisk(ResizeOperation op, HotTier next) {
+        if (full(next)) {
+            return;
+        }
+        int threshold = store.sketch == null ? 0 : frequencyThreshold(op, next);
+        if (threshold > 0) {
+            walk(op, next, f -> f > threshold);
+        }
+        walk(op, next, f -> f == threshold || store.sketch == null);
+    }
+
+    /** The lowest frequency whose keys, with all more frequent ones, still fit in the budget. */
+    private int frequencyThreshold(ResizeOperation op, HotTier next) {
+        long[] costAt = new long[16];
+        store.index.forEach((key, loc) -> {
+            checkCancelled(op);
+            op.scanned();
+            costAt[store.frequency(key)] += HotTier.cost(key.length, valueLength(key, loc.length));
+        });
+        long room = next.budgetBytes() - next.usedBytes();
+        long sum = 0;
+        for (int f = 15; f > 0; f--) {
+            sum += costAt[f];
+            if (sum > room) {
+                return f;
+            }
+        }
+        return 0;
+    }
+
+    private void walk(ResizeOperation op, HotTier next, java.util.function.IntPredicate wanted) {
+        store.index.forEach((key, loc) -> {
+            checkCancelled(op);
+            op.scanned();
+            if (full(next) || next.contains(key)
+                    || next.usedBytes() + HotTier.cost(key.length, valueLength(key, loc.length)) > next.budgetBytes()
+                    || !wanted.test(store.frequency(key))) {
+                return;
+            }
+            copy(op, key, next);
+        });
+    }
+
+    /** Copies one entry into {@code next}, under the key's stripe lock so no write interleaves. */
+    private void copy(ResizeOperation op, byte[] key, HotTier next) {
+        checkCancelled(op);
+        var stripe = store.stripes.of(key);
+        stripe.lock();
+        try {
+            byte[] value = store.readForResize(key);
+            if (value != null && next.putIfRoom(key, value)) {
+                op.moved(HotTier.cost(key.length, value.length));
+            }
+        } finally {
+            stripe.unlock();
+        }
+    }
+
+    private static int valueLength(byte[] key, int recordLength) {
+        return recordLength - RecordFormat.RECORD_HEADER_SIZE - key.length;
+    }
+
+    private static boolean full(HotTier next) {
+        return next.budgetBytes() - next.usedBytes() <= HotTier.ENTRY_OVERHEAD;
+    }
+
+    private static void checkCancelled(ResizeOperation op) {
+        if (op.cancelRequested()) {
+            throw new CancellationException();
+        }
+    }
+
+    @Override
+    public void close() {
+        ResizeOperation op = current;
+        if (op != null) {
+            op.cancel();
+        }
+        worker.shutdown();
+        try {
+            worker.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,171 @@
+// PersistedIndex -- the in-storage table: key -> location of its newest record, in a persisted Chronicle Map.
+package io.elastikey.store.elastic.index;
+
+import io.elastikey.store.StoreException;
+import java.io.File;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import net.openhft.chronicle.bytes.RandomDataInput;
+import net.openhft.chronicle.hash.Data;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
+import net.openhft.chronicle.map.MapSegmentContext;
+
+/**
+ * The in-storage table of the reference design, kept in a Chronicle Map persisted to
+ * {@code index.cm} so that a restart maps the file instead of rescanning the log.
+ *
+ * <h2>Entry layout</h2>
+ * Key: the store key's bytes. Value: 12 bytes, three little-endian ints (Chronicle reads in the
+ * platform's order; both supported platforms, x86-64 and ARM64, are little-endian):
+ * {@code segmentId, offset, recordLength}.
+ *
+ * <p>The map file is only trusted up to the last checkpoint: recovery replays the log after it.
+ * After an unclean shutdown the map is opened with Chronicle's recovery, which releases locks a
+ * killed process held and drops half-written entries.
+ */
+public final class PersistedIndex implements AutoCloseable {
+
+    private static final int VALUE_SIZE = 12;
+    private static final ThreadLocal<byte[]> VALUE_SCRATCH = ThreadLocal.withInitial(() -> new byte[VALUE_SIZE]);
+
+    private final Path file;
+    private final ChronicleMap<byte[], byte[]> map;
+
+    private PersistedIndex(Path file, ChronicleMap<byte[], byte[]> map) {
+        this.file = file;
+        this.map = map;
+    }
+
+    /**
+     * Opens (or creates) the index file.
+     *
+     * @param recover true after an unclean shutdown: run Chronicle's recovery over the file
+     */
+    public static PersistedIndex open(Path file, long capacity, int averageKeySize, boolean recover)
+            throws IOException {
+        ChronicleMapBuilder<byte[], byte[]> b = ChronicleMap.of(byte[].class, byte[].class)
+                .name("elasticstore-index")
+                .entries(capacity)
+                .averageKeySize(averageKeySize)
+                .constantValueSizeBySample(new byte[VALUE_SIZE])
+                .maxBloatFactor(8);
+        File f = file.toFile();
+        ChronicleMap<byte[], byte[]> m = recover && f.exists()
+                ? b.recoverPersistedTo(f, true)
+                : b.createPersistedTo(f);
+        return new PersistedIndex(file, m);
+    }
+
+    /** Fills {@code out} with the key's location; false when the key is absent. */
+    public boolean lookup(byte[] key, Location out) {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
+            MapEntry<byte[], byte[]> e = c.entry();
+            if (e == null) {
+                return false;
+            }
+            Data<byte[]> v = e.value();
+            RandomDataInput in = v.bytes();
+            long at = v.offset();
+            out.set(in.readInt(at), in.readInt(at + 4), in.readInt(at + 8));
+            return true;
+        }
+    }
+
+    public boolean contains(byte[] key) {
+        return map.containsKey(key);
+    }
+
+    public void put(byte[] key, int segmentId, int offset, int length) {
+        byte[] v = VALUE_SCRATCH.get();
+        writeInt(v, 0, segmentId);
+        writeInt(v, 4, offset);
+        writeInt(v, 8, length);
+        try {
+            map.put(key, v);
+        } catch (IllegalStateException e) {
+            throw new StoreException("index is full at " + map.longSize() + " keys: open the store with a larger "
+                    + "indexCapacity (" + e.getMessage() + ")", e);
+        }
+    }
+
+    public void remove(byte[] key) {
+        map.remove(key);
+    }
+
+    public long size() {
+        return map.longSize();
+    }
+
+    /**
+     * Visits every key with its location; weakly consistent, like a ConcurrentMap's iterator. Each
+     * Chronicle segment is copied out under its lock and visited after the lock is released, so a
+     * visitor may itself read or write the store.
+     */
+    public void forEach(EntryVisitor visitor) {
+        List<byte[]> keys = new ArrayList<>();
+        List<int[]> locations = new ArrayList<>();
+        Location loc = new Location();
+        for (int i = 0; i < map.segments(); i++) {
+            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(i)) {
+                c.forEachSegmentEntry(e -> {
+                    Data<byte[]> v = e.value();
+                    long at = v.offset();
+                    RandomDataInput in = v.bytes();
+                    keys.add(e.key().get().clone()); // get() may reuse one array per context
+                    locations.add(new int[] {in.readInt(at), in.readInt(at + 4), in.readInt(at + 8)});
+                });
+            }
+            for (int k = 0; k < keys.size(); k++) {
+                int[] l = locations.get(k);
+                visitor.visit(keys.get(k), loc.set(l[0], l[1], l[2]));
+            }
+            keys.clear();
+            locations.clear();
+        }
+    }
+
+    /** Receives index entries; the location object is reused between calls. */
+    @FunctionalInterface
+    public interface EntryVisitor {
+        void visit(byte[] key, Location location);
+    }
+
+    /**
+     * Writes the map's dirty pages to disk. Chronicle Map exposes no msync, but on Linux an fsync of
+     * the file covers pages dirtied through a shared mapping: the page cache is one per file.
+     */
+    public void flush() throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+    }
+
+    /** The file's apparent length; it is sparse, so the blocks in use may be fewer. */
+    public long fileBytes() throws IOException {
+        return Files.size(file);
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    @Override
+    public void close() {
+        map.close();
+    }
+
+    private static void writeInt(byte[] b, int at, int v) {
+        b[at] = (byte) v;
+        b[at + 1] = (byte) (v >>> 8);
+        b[at + 2] = (byte) (v >>> 16);
+        b[at + 3] = (byte) (v >>> 24);
+    }
+}

@@ -1,0 +1,263 @@
+// Log -- the append-only segment files: appending, rolling over, durability, and the segment table.
+package io.elastikey.store.elastic.log;
+
+import io.elastikey.store.StoreException;
+import io.elastikey.store.elastic.FsyncPolicy;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The store's log: every put and delete is appended here first, and everything else (index,
+ * memory tier) can be rebuilt from it.
+ *
+ * <p>Appends are serialized on this object. Durability follows {@link FsyncPolicy}: the caller
+ * appends, then calls {@link #awaitDurable(long)} with the record's sequence number, outside any
+ * lock, so that concurrent writers share fsyncs. A failed fsync fails the log for good: after one,
+ * Linux may have dropped the dirty pages, so no later write could honestly be acknowledged.
+ *
+ * <p>The segment table is copy-on-write (segments change on roll-over and compaction only), so a
+ * reader finds a segment with a binary search and no lock.
+ */
+public final class Log implements AutoCloseable {
+
+    private final Path dir;
+    private final int segmentSize;
+    private final FsyncPolicy policy;
+    private volatile Segment[] segments;
+
+    // Guarded by this.
+    private Segment active;
+    private long sequence;
+    private ByteBuffer writeBuffer = ByteBuffer.allocateDirect(64 << 10);
+
+    private final GroupCommit durability;
+    private volatile StoreException failure;
+
+    private Log(Path dir, int segmentSize, FsyncPolicy policy, Segment[] segments, int groupCommitMillis) {
+        this.dir = dir;
+        this.segmentSize = segmentSize;
+        this.policy = policy;
+        this.segments = segments;
+        this.durability = new GroupCommit(this, policy, groupCommitMillis);
+    }
+
+    /**
+     * Opens every segment file in {@code dir}, oldest first. Nothing is appended until
+     * {@link #startAppending(long)}: recovery first decides where the valid log ends.
+     */
+    public static Log open(Path dir, int segmentSize, FsyncPolicy policy, int groupCommitMillis) throws IOException {
+        List<Segment> found = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) files.sorted()::iterator) {
+                int id = RecordFormat.parseSegmentFileName(p.getFileName().toString());
+                if (id >= 0) {
+                    FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                    found.add(new Segment(id, p, ch, ch.size()));
+                }
+            }
+        }
+        return new Log(dir, segmentSize, policy, found.toArray(new Segment[0]), groupCommitMillis);
+    }
+
+    /** Segments oldest first; a snapshot. */
+    public Segment[] segments() {
+        return segments;
+    }
+
+    /** The segment with this id, or null when it no longer exists. Lock-free. */
+    public Segment segment(int id) {
+        Segment[] s = segments;
+        int lo = 0;
+        int hi = s.length - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int midId = s[mid].id();
+            if (midId < id) {
+                lo = mid + 1;
+            } else if (midId > id) {
+                hi = mid - 1;
+            } else {
+                return s[mid];
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Makes the log writable: appends continue in the newest segment (after its valid end, which
+     * recovery has truncated to) with sequence numbers after {@code lastSequence}.
+     */
+    public synchronized void startAppending(long lastSequence) throws IOException {
+        this.sequence = lastSequence;
+        Segment[] s = segments;
+        active = s.length == 0 ? createSegment(1) : s[s.length - 1];
+        durability.start(lastSequence);
+    }
+
+    /** Cuts a segment back to {@code size} bytes: used by recovery on a torn tail. */
+    public void truncate(Segment segment, long size) throws IOException {
+        segment.channel().truncate(size);
+        segment.channel().force(true);
+        segment.size(size);
+    }
+
+    /**
+     * Appends one record and returns where it went. The caller owns the ordering between this and
+     * its index update (it holds its own write lock across both).
+     */
+    public synchronized Appended append(byte type, byte[] key, byte[] value, int valueLength) {
+        StoreException f = failure;
+        if (f != null) {
+            throw new StoreException("log is failed after an earlier I/O error; reopen the store", f);
+        }
+        int length = RecordFormat.recordLength(key.length, valueLength);
+        try {
+            if (active.size() + length > segmentSize && active.size() > RecordFormat.SEGMENT_HEADER_SIZE) {
+                rollOver();
+            }
+            ByteBuffer buf = writeBufferFor(length);
+            long seq = sequence + 1;
+            RecordFormat.encode(buf, type, seq, key, value, valueLength);
+            buf.flip();
+            long offset = active.size();
+            writeFully(active.channel(), buf, offset);
+            sequence = seq;
+            active.size(offset + length);
+            durability.written(seq);
+            return new Appended(active.id(), (int) offset, length, seq);
+        } catch (IOException e) {
+            // Nothing was acknowledged and the append position did not move: the next append
+            // overwrites whatever part of this record reached the file.
+            throw new StoreException("cannot append to " + active + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Blocks until the record with this sequence number is as durable as the policy promises. */
+    public void awaitDurable(long seq) {
+        durability.await(seq);
+    }
+
+    /** The newest sequence number appended. */
+    public synchronized long lastSequence() {
+        return sequence;
+    }
+
+    /** Where the next record will go: the checkpoint position. */
+    public synchronized Position endPosition() {
+        return new Position(active.id(), active.size(), sequence);
+    }
+
+    /** Fsyncs every appended record now, whatever the policy. */
+    public void syncAll() {
+        durability.syncTo(lastSequence());
+    }
+
+    /** Fsync of the active segment, used by {@link GroupCommit}; returns the sequence it covers. */
+    long forceActive() throws IOException {
+        Segment s;
+        long seq;
+        synchronized (this) {
+            s = active;
+            seq = sequence;
+        }
+        s.channel().force(false);
+        return seq;
+    }
+
+    void fail(StoreException e) {
+        failure = e;
+    }
+
+    StoreException failure() {
+        return failure;
+    }
+
+    /**
+     * Removes a segment from the table and deletes its file. Readers holding it finish their read
+     * through the still-open channel.
+     */
+    public synchronized void removeSegment(Segment segment) throws IOException {
+        if (segment == active) {
+            throw new IllegalStateException("cannot remove the active " + segment);
+        }
+        Segment[] s = segments;
+        segments = Arrays.stream(s).filter(x -> x != segment).toArray(Segment[]::new);
+        Files.deleteIfExists(segment.path());
+        segment.retire();
+    }
+
+    /** The active segment: the only one that grows. */
+    public synchronized Segment active() {
+        return active;
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    @Override
+    public void close() {
+        durability.close();
+        for (Segment s : segments) {
+            s.retire();
+        }
+    }
+
+    private void rollOver() throws IOException {
+        if (policy != FsyncPolicy.NEVER) {
+            active.channel().force(false);
+        }
+        active = createSegment(active.id() + 1);
+    }
+
+    private Segment createSegment(int id) throws IOException {
+        Path path = dir.resolve(RecordFormat.segmentFileName(id));
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+        ByteBuffer header = ByteBuffer.allocate(RecordFormat.SEGMENT_HEADER_SIZE);
+        RecordFormat.encodeSegmentHeader(header, id);
+        header.flip();
+        writeFully(ch, header, 0);
+        if (policy != FsyncPolicy.NEVER) {
+            ch.force(true);
+            DirectorySync.sync(dir);
+        }
+        Segment seg = new Segment(id, path, ch, RecordFormat.SEGMENT_HEADER_SIZE);
+        Segment[] s = segments;
+        Segment[] grown = Arrays.copyOf(s, s.length + 1);
+        grown[s.length] = seg;
+        segments = grown;
+        return seg;
+    }
+
+    private ByteBuffer writeBufferFor(int length) {
+        if (writeBuffer.capacity() < length) {
+            writeBuffer = ByteBuffer.allocateDirect(Math.max(length, writeBuffer.capacity() * 2));
+        }
+        writeBuffer.clear();
+        return writeBuffer;
+    }
+
+    static void writeFully(FileChannel ch, ByteBuffer buf, long position) throws IOException {
+        long pos = position;
+        while (buf.hasRemaining()) {
+            pos += ch.write(buf, pos);
+        }
+    }
+
+    /** Where a record was appended. */
+    public record Appended(int segmentId, int offset, int length, long sequence) {
+    }
+
+    /** A point in the log: the end of the valid records. */
+    public record Position(int segmentId, long offset, long sequence) {
+    }
+}

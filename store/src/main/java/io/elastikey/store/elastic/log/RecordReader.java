@@ -1,0 +1,106 @@
+// RecordReader -- positional reads of single records into pooled direct buffers, verified.
+package io.elastikey.store.elastic.log;
+
+import io.elastikey.store.CorruptRecordException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads one record at a known location and checks it before handing out its value: the length
+ * fields must agree, the key must be the one asked for, and the CRC32C must match. A failed check
+ * is a {@link CorruptRecordException} for that key only.
+ *
+ * <p>Each thread reads into its own direct buffer (grown to the largest record it has read), so a
+ * lookup costs one {@code pread} and no garbage. The returned view is valid until the same thread
+ * reads again.
+ */
+public final class RecordReader {
+
+    private static final ThreadLocal<ReadBuffer> BUFFERS = ThreadLocal.withInitial(ReadBuffer::new);
+
+    private RecordReader() {
+    }
+
+    /**
+     * Reads the put record of {@code key} at {@code offset} of {@code segment}.
+     *
+     * @return this thread's buffer with position..limit spanning the value
+     */
+    public static ByteBuffer readValue(Segment segment, long offset, int length, byte[] key) throws IOException {
+        ReadBuffer rb = BUFFERS.get();
+        ByteBuffer buf = rb.ensure(length);
+        int n = readFully(segment.channel(), buf, offset);
+        if (n < length) {
+            throw corrupt(segment, offset, key, "record extends past the end of the file");
+        }
+        int keyLength = Short.toUnsignedInt(buf.getShort(10));
+        int valueLength = buf.getInt(12);
+        if (buf.getInt(0) != length - 8 || buf.get(8) != RecordFormat.TYPE_PUT
+                || keyLength != key.length || valueLength != length - RecordFormat.RECORD_HEADER_SIZE - keyLength) {
+            throw corrupt(segment, offset, key, "record header does not match the index");
+        }
+        if (!keyEquals(buf, RecordFormat.RECORD_HEADER_SIZE, key)) {
+            throw corrupt(segment, offset, key, "record holds a different key");
+        }
+        if (rb.crc(buf, 8, length - 8) != buf.getInt(4)) {
+            throw corrupt(segment, offset, key, "CRC32C mismatch");
+        }
+        int valueStart = RecordFormat.RECORD_HEADER_SIZE + keyLength;
+        buf.limit(valueStart + valueLength).position(valueStart);
+        return buf;
+    }
+
+    static int readFully(FileChannel ch, ByteBuffer buf, long position) throws IOException {
+        int total = 0;
+        while (buf.hasRemaining()) {
+            int n = ch.read(buf, position + total);
+            if (n < 0) {
+                break;
+            }
+            total += n;
+        }
+        return total;
+    }
+
+    private static boolean keyEquals(ByteBuffer buf, int at, byte[] key) {
+        for (int i = 0; i < key.length; i++) {
+            if (buf.get(at + i) != key[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static CorruptRecordException corrupt(Segment s, long offset, byte[] key, String why) {
+        return new CorruptRecordException("corrupt record for key of " + key.length + " bytes (hash "
+                + Integer.toHexString(java.util.Arrays.hashCode(key)) + ") in " + s + " at offset " + offset
+                + ": " + why);
+    }
+
+    /** A thread's read buffer and CRC engine. */
+    static final class ReadBuffer {
+        private ByteBuffer buf = ByteBuffer.allocateDirect(8192);
+        private final CRC32C crc = new CRC32C();
+
+        ByteBuffer ensure(int length) {
+            if (buf.capacity() < length) {
+                buf = ByteBuffer.allocateDirect(Math.max(length, buf.capacity() * 2));
+            }
+            buf.clear().limit(length);
+            return buf;
+        }
+
+        /** CRC32C of {@code length} bytes from {@code from}; leaves position and limit as found. */
+        int crc(ByteBuffer b, int from, int length) {
+            int pos = b.position();
+            int lim = b.limit();
+            b.limit(from + length).position(from);
+            crc.reset();
+            crc.update(b);
+            b.limit(lim).position(pos);
+            return (int) crc.getValue();
+        }
+    }
+}
