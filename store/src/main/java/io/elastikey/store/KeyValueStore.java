@@ -2,6 +2,8 @@
 package io.elastikey.store;
 
 import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
 import java.util.function.BiConsumer;
 
 /**
@@ -42,6 +44,17 @@ public interface KeyValueStore extends AutoCloseable {
      *     message names the limit
      */
     void put(byte[] key, byte[] value);
+
+    /**
+     * Stores every entry, in order. An implementation may make the whole batch durable at once
+     * (one fsync instead of one per entry), which is what bulk loads want; each entry is still
+     * written atomically, but a crash may keep a prefix of the batch.
+     */
+    default void putAll(List<? extends Map.Entry<byte[], byte[]>> entries) {
+        for (Map.Entry<byte[], byte[]> e : entries) {
+            put(e.getKey(), e.getValue());
+        }
+    }
 
     /** Removes {@code key}; returns whether it was present. Durable like {@link #put}. */
     boolean delete(byte[] key);

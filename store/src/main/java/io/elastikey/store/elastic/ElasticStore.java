@@ -18,6 +18,8 @@ import io.elastikey.store.elastic.log.Segment;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -330,20 +332,32 @@ public final class ElasticStore implements KeyValueStore {
 
     @Override
     public void put(byte[] key, byte[] value) {
+        log.awaitDurable(write(key, value));
+    }
+
+    /** Writes every entry, then waits once for the durability of the last. */
+    @Override
+    public void putAll(List<? extends Map.Entry<byte[], byte[]>> entries) {
+        for (Map.Entry<byte[], byte[]> e : entries) {
+            checkEntry(e.getKey(), e.getValue()); // all or nothing for bad arguments
+        }
+        long last = 0;
+        for (Map.Entry<byte[], byte[]> e : entries) {
+            last = write(e.getKey(), e.getValue());
+        }
+        if (last > 0) {
+            log.awaitDurable(last);
+        }
+    }
+
+    /** A put up to, not including, the durability wait; returns the record's sequence number. */
+    private long write(byte[] key, byte[] value) {
         checkOpen();
-        checkKey(key);
-        if (value == null) {
-            throw new NullPointerException("value");
-        }
-        if (value.length > config.maxValueSize()) {
-            throw new IllegalArgumentException("value of " + value.length + " bytes exceeds the store's "
-                    + "maxValueSize limit of " + config.maxValueSize() + " bytes");
-        }
-        long seq;
+        checkEntry(key, value);
         ReentrantLock stripe = stripes.of(key);
         stripe.lock();
         try {
-            seq = appendAndIndex(RecordFormat.TYPE_PUT, key, value);
+            long seq = appendAndIndex(RecordFormat.TYPE_PUT, key, value);
             ReaderEpochs.Slot slot = epochs.enter();
             try {
                 Tiers t = tiers;
@@ -358,10 +372,10 @@ public final class ElasticStore implements KeyValueStore {
             } finally {
                 epochs.exit(slot);
             }
+            return seq;
         } finally {
             stripe.unlock();
         }
-        log.awaitDurable(seq);
     }
 
     @Override
@@ -484,6 +498,17 @@ public final class ElasticStore implements KeyValueStore {
         Segment s = log.segment(segmentId);
         if (s != null) {
             s.addLive(delta);
+        }
+    }
+
+    private void checkEntry(byte[] key, byte[] value) {
+        checkKey(key);
+        if (value == null) {
+            throw new NullPointerException("value");
+        }
+        if (value.length > config.maxValueSize()) {
+            throw new IllegalArgumentException("value of " + value.length + " bytes exceeds the store's "
+                    + "maxValueSize limit of " + config.maxValueSize() + " bytes");
         }
     }
 

@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
  * <p>Priority: first the entries already in memory (most frequent first under FREQUENCY, in
  * admission order under SEQUENTIAL), then, while room remains, entries from disk. SEQUENTIAL walks
  * the in-storage table in order (the report's seq-scale-up). FREQUENCY builds a histogram of the
- * sketch's estimates (0..15) weighted by entry cost, finds the lowest frequency that still fits,
- * and loads keys above it, then keys at it while room remains; with no accesses counted yet it
- * degenerates to the sequential walk.
+ * sketch's estimates (0..15) weighted by entry cost, loads every key more frequent than the
+ * highest frequency that no longer fits whole, then fills what room remains in index order; with
+ * no accesses counted yet it degenerates to the sequential walk.
  *
  * <p>While a new table fills, writers drop their key from it (so it never holds a stale value)
  * and misses are not admitted anywhere; lookups keep using the old table.
@@ -128,14 +128,19 @@ final class Resizer implements AutoCloseable {
         if (full(next)) {
             return;
         }
-        int threshold = store.sketch == null ? 0 : frequencyThreshold(op, next);
-        if (threshold > 0) {
-            walk(op, next, f -> f > threshold);
+        if (store.sketch == null) {
+            walk(op, next, f -> true);
+            return;
         }
-        walk(op, next, f -> f == threshold || store.sketch == null);
+        int threshold = frequencyThreshold(op, next);
+        walk(op, next, f -> f > threshold);
+        walk(op, next, f -> f <= threshold); // what still fits, in index order
     }
 
-    /** The lowest frequency whose keys, with all more frequent ones, still fit in the budget. */
+    /**
+     * A frequency f such that every key more frequent than f fits in the room left: the highest f
+     * at which the keys of frequency f and above no longer fit, or 0 when all counted keys fit.
+     */
     private int frequencyThreshold(ResizeOperation op, HotTier next) {
         long[] costAt = new long[16];
         store.index.forEach((key, loc) -> {

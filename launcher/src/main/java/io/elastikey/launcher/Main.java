@@ -1,0 +1,34 @@
+// Main -- the `elastikey` command: one picocli root whose subcommands come from every module.
+package io.elastikey.launcher;
+
+import io.elastikey.launcher.cli.PkiCommand;
+import io.elastikey.launcher.demo.StoreDemo;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code ./elastikey}; the script passes every argument here. */
+@Command(name = "elastikey",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        description = "Key-server suite for split TLS at the network edge.",
+        subcommands = {StoreDemo.class, PkiCommand.class, CommandLine.HelpCommand.class},
+        footer = {"", "./elastikey test runs every test (handled by the launcher script, not by this program)."})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command tree, shared by {@link #main} and tests. */
+    public static CommandLine commandLine() {
+        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+}
