@@ -32,8 +32,8 @@ import picocli.CommandLine.Option;
  * then back down, printing hit ratio and lookup latency at each step.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Load 100,000 x 4 KB values into an ElasticStore holding 10% in memory, scale the memory "
-                + "budget to 100% and back, printing hit ratio and lookup latency at each step.")
+        description = "Load 100,000 x 4 KB values into an ElasticStore holding 10%% in memory, scale the memory "
+                + "budget to 100%% and back, printing hit ratio and lookup latency at each step.")
 public final class StoreDemo implements Callable<Integer> {
 
     @Option(names = "--data", description = "Data directory (default: a temporary directory, deleted at exit).")

@@ -1,0 +1,78 @@
+// MainTest -- the command line: help everywhere, the demo end to end at a small size, pki init.
+package io.elastikey.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class MainTest {
+
+    @TempDir
+    Path tmp;
+
+    /** Runs the command tree with stdout captured; returns exit code and output. */
+    private static Result run(String... args) {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try {
+            CommandLine cl = Main.commandLine();
+            cl.setOut(new java.io.PrintWriter(System.out, true));
+            int code = cl.execute(args);
+            return new Result(code, buf.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(saved);
+        }
+    }
+
+    record Result(int code, String out) {
+    }
+
+    @Test
+    void everyCommandHasHelp() {
+        CommandLine root = Main.commandLine();
+        assertThat(run("--help").code()).isZero();
+        for (String name : root.getSubcommands().keySet()) {
+            Result r = run(name, "--help");
+            assertThat(r.code()).as(name).isZero();
+            assertThat(r.out()).as(name).contains("Usage:");
+        }
+        assertThat(run("pki", "init", "--help").out()).contains("--pki");
+    }
+
+    @Test
+    void unknownCommandIsAUsageError() {
+        assertThat(run("no-such-command").code()).isEqualTo(2);
+    }
+
+    @Test
+    void demoLoadsScalesUpAndDownAtASmallSize() {
+        Result r = run("demo", "--entries", "3000", "--lookups", "5000", "--data", tmp.resolve("d").toString());
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("scale up to 100%: DONE", "scale down to 10%: DONE", "100% budget");
+        // At 100% every lookup is a memory hit.
+        String full = r.out().lines().filter(l -> l.startsWith("100% budget")).findFirst().orElseThrow();
+        assertThat(full).contains("3,000").contains("100.0%");
+    }
+
+    @Test
+    void pkiInitWritesOwnerOnlyKeys() throws Exception {
+        Path dir = tmp.resolve("pki");
+        assertThat(run("pki", "init", "--pki", dir.toString()).code()).isZero();
+        assertThat(dir.resolve("ca.pem")).exists();
+        assertThat(Files.getPosixFilePermissions(dir.resolve("server.key")))
+                .containsOnly(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+        // A second run keeps the same CA.
+        String ca = Files.readString(dir.resolve("ca.pem"));
+        assertThat(run("pki", "init", "--pki", dir.toString()).code()).isZero();
+        assertThat(Files.readString(dir.resolve("ca.pem"))).isEqualTo(ca);
+    }
+}
