@@ -164,66 +164,78 @@ public final class ElasticStore implements KeyValueStore {
 
     @Override
     public byte[] get(byte[] key) {
-        checkOpen();
-        long t0 = startTimer();
-        byte[] v = readHot(key);
-        if (v != null) {
-            recordHit(key, t0);
+        ReaderEpochs.Slot slot = enterOpen();
+        try {
+            long t0 = startTimer();
+            byte[] v = tiers.current().get(key);
+            if (v != null) {
+                recordHit(key, t0);
+                return v;
+            }
+            misses.increment();
+            countAccess(key);
+            v = readCold(key);
+            stopTimer(t0);
             return v;
+        } finally {
+            epochs.exit(slot);
         }
-        misses.increment();
-        countAccess(key);
-        v = readCold(key);
-        stopTimer(t0);
-        return v;
     }
 
     @Override
     public int get(byte[] key, ByteBuffer dst) {
-        checkOpen();
-        long t0 = startTimer();
-        int n;
-        ReaderEpochs.Slot slot = epochs.enter();
+        ReaderEpochs.Slot slot = enterOpen();
         try {
-            n = tiers.current().get(key, dst);
+            long t0 = startTimer();
+            int n = tiers.current().get(key, dst);
+            if (n != NOT_FOUND) {
+                recordHit(key, t0);
+                return n;
+            }
+            misses.increment();
+            countAccess(key);
+            n = readCold(key, dst);
+            stopTimer(t0);
+            return n;
         } finally {
             epochs.exit(slot);
         }
-        if (n != NOT_FOUND) {
-            recordHit(key, t0);
-            return n;
-        }
-        misses.increment();
-        countAccess(key);
-        n = readCold(key, dst);
-        stopTimer(t0);
-        return n;
     }
 
     @Override
     public boolean contains(byte[] key) {
-        checkOpen();
-        return index.contains(key);
+        ReaderEpochs.Slot slot = enterOpen();
+        try {
+            return index.contains(key);
+        } finally {
+            epochs.exit(slot);
+        }
     }
 
     @Override
     public long size() {
-        checkOpen();
-        return index.size();
+        ReaderEpochs.Slot slot = enterOpen();
+        try {
+            return index.size();
+        } finally {
+            epochs.exit(slot);
+        }
     }
 
+    /** Visits every entry; {@link #close()} waits for a walk in progress to end. */
     @Override
     public void forEach(BiConsumer<byte[], byte[]> visitor) {
-        checkOpen();
-        index.forEach((key, loc) -> {
-            byte[] v = readHot(key);
-            if (v == null) {
-                v = readCold(key);
-            }
-            if (v != null) {
-                visitor.accept(key, v);
-            }
-        });
+        ReaderEpochs.Slot slot = enterOpen();
+        try {
+            index.forEach((key, loc) -> {
+                byte[] v = readForResize(key);
+                if (v != null) {
+                    visitor.accept(key, v);
+                }
+            });
+        } finally {
+            epochs.exit(slot);
+        }
     }
 
     private byte[] readHot(byte[] key) {
@@ -332,7 +344,14 @@ public final class ElasticStore implements KeyValueStore {
 
     @Override
     public void put(byte[] key, byte[] value) {
-        log.awaitDurable(write(key, value));
+        long seq;
+        ReaderEpochs.Slot slot = enterOpen();
+        try {
+            seq = write(key, value);
+        } finally {
+            epochs.exit(slot);
+        }
+        log.awaitDurable(seq);
     }
 
     /** Writes every entry, then waits once for the durability of the last. */
@@ -342,8 +361,13 @@ public final class ElasticStore implements KeyValueStore {
             checkEntry(e.getKey(), e.getValue()); // all or nothing for bad arguments
         }
         long last = 0;
-        for (Map.Entry<byte[], byte[]> e : entries) {
-            last = write(e.getKey(), e.getValue());
+        ReaderEpochs.Slot slot = enterOpen();
+        try {
+            for (Map.Entry<byte[], byte[]> e : entries) {
+                last = write(e.getKey(), e.getValue());
+            }
+        } finally {
+            epochs.exit(slot);
         }
         if (last > 0) {
             log.awaitDurable(last);
@@ -352,7 +376,6 @@ public final class ElasticStore implements KeyValueStore {
 
     /** A put up to, not including, the durability wait; returns the record's sequence number. */
     private long write(byte[] key, byte[] value) {
-        checkOpen();
         checkEntry(key, value);
         ReentrantLock stripe = stripes.of(key);
         stripe.lock();
@@ -380,28 +403,24 @@ public final class ElasticStore implements KeyValueStore {
 
     @Override
     public boolean delete(byte[] key) {
-        checkOpen();
         checkKey(key);
         long seq;
         ReentrantLock stripe = stripes.of(key);
+        ReaderEpochs.Slot slot = enterOpen();
         stripe.lock();
         try {
             seq = appendAndIndex(RecordFormat.TYPE_DELETE, key, null);
             if (seq < 0) {
                 return false;
             }
-            ReaderEpochs.Slot slot = epochs.enter();
-            try {
-                Tiers t = tiers;
-                if (t.migrating() != null) {
-                    t.migrating().remove(key);
-                }
-                t.current().remove(key);
-            } finally {
-                epochs.exit(slot);
+            Tiers t = tiers;
+            if (t.migrating() != null) {
+                t.migrating().remove(key);
             }
+            t.current().remove(key);
         } finally {
             stripe.unlock();
+            epochs.exit(slot);
         }
         log.awaitDurable(seq);
         return true;
@@ -546,8 +565,12 @@ public final class ElasticStore implements KeyValueStore {
 
     /** Compacts every sealed segment whose garbage passes the threshold now; returns how many. */
     public int compactNow() {
-        checkOpen();
-        return compactor.compactEligible();
+        ReaderEpochs.Slot slot = enterOpen();
+        try {
+            return compactor.compactEligible();
+        } finally {
+            epochs.exit(slot);
+        }
     }
 
     // ---- checkpoints and stats --------------------------------------------------------------
@@ -582,7 +605,15 @@ public final class ElasticStore implements KeyValueStore {
 
     @Override
     public StoreStats stats() {
-        checkOpen();
+        ReaderEpochs.Slot slot = enterOpen();
+        try {
+            return statsInside();
+        } finally {
+            epochs.exit(slot);
+        }
+    }
+
+    private StoreStats statsInside() {
         HotTier hot = tiers.current();
         long disk = 0;
         for (Segment s : log.segments()) {
@@ -626,6 +657,20 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
+    /**
+     * Enters an epoch section, then checks the store is open. {@link #close()} sets the flag and
+     * then waits for sections, so an operation either sees the store closed or finishes before
+     * any file or table is released (reading a closed Chronicle Map would touch unmapped memory).
+     */
+    private ReaderEpochs.Slot enterOpen() {
+        ReaderEpochs.Slot slot = epochs.enter();
+        if (closed) {
+            epochs.exit(slot);
+            checkOpen();
+        }
+        return slot;
+    }
+
     /** Stops background work, writes a clean checkpoint, frees memory and unlocks the directory. */
     @Override
     public void close() {
@@ -633,6 +678,7 @@ public final class ElasticStore implements KeyValueStore {
             return;
         }
         closed = true;
+        epochs.synchronize(); // operations in flight finish; new ones see the store closed
         resizer.close();
         maintenance.shutdownNow();
         try {

@@ -21,7 +21,7 @@ class ElasticStoreTest {
     Path dir;
 
     private ElasticStoreConfig.Builder config() {
-        return ElasticStoreConfig.builder(dir).memoryBudgetBytes(1 << 20).indexCapacity(10_000)
+        return ElasticStoreConfig.builder(dir).memoryBudgetBytes(1 << 20).indexCapacity(10_000).fsyncPolicy(FsyncPolicy.NEVER)
                 .segmentSizeBytes(256 << 10);
     }
 

@@ -13,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #synchronize()}, called after the old table is unpublished, advances the epoch and waits
  * until no thread is still inside an older one.
  *
- * <p>Not reentrant: a thread must {@link #exit} before it enters again.
+ * <p>Reentrant: nested sections of one thread count as one; the outermost exit leaves.
  */
 public final class ReaderEpochs {
 
@@ -24,12 +24,16 @@ public final class ReaderEpochs {
     /** Marks this thread as reading; returns the slot to pass to {@link #exit}. */
     public Slot enter() {
         Slot s = mine.get();
-        s.active = epoch.get();
+        if (s.depth++ == 0) {
+            s.active = epoch.get();
+        }
         return s;
     }
 
     public void exit(Slot s) {
-        s.active = 0;
+        if (--s.depth == 0) {
+            s.active = 0;
+        }
     }
 
     /** Waits until every thread that entered before this call has exited. */
@@ -62,6 +66,8 @@ public final class ReaderEpochs {
         @SuppressWarnings("unused")
         private long p1, p2, p3, p4, p5, p6, p7;
         private volatile long active;
+        /** Nesting depth; touched only by the owning thread. */
+        private int depth;
         @SuppressWarnings("unused")
         private long q1, q2, q3, q4, q5, q6, q7;
         private final WeakReference<Thread> owner;
