@@ -3,6 +3,8 @@ package io.elastikey.launcher;
 
 import io.elastikey.launcher.cli.PkiCommand;
 import io.elastikey.launcher.demo.StoreDemo;
+import io.elastikey.perf.Benchmarks;
+import io.elastikey.perf.store.OpenLoopGet;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -24,7 +26,23 @@ public final class Main implements Runnable {
 
     /** The command tree, shared by {@link #main} and tests. */
     public static CommandLine commandLine() {
-        return new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+        CommandLine cl = new CommandLine(new Main());
+        cl.addSubcommand("bench", new Benchmarks());
+        cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand()).addSubcommand("store", new OpenLoopGet()));
+        return cl.setCaseInsensitiveEnumValuesAllowed(true);
+    }
+
+    /** Load generators: open-loop, coordinated-omission corrected. */
+    @Command(name = "loadgen", mixinStandardHelpOptions = true,
+            description = "Load generators (open loop, HdrHistogram, coordinated omission corrected).")
+    static final class LoadgenCommand implements Runnable {
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public void run() {
+            spec.commandLine().usage(System.out);
+        }
     }
 
     @Override

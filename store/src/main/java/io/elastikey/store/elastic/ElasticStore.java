@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.ToIntFunction;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import org.slf4j.Logger;
@@ -81,6 +82,7 @@ public final class ElasticStore implements KeyValueStore {
     final ReentrantLock writeLock = new ReentrantLock();
     final ReaderEpochs epochs = new ReaderEpochs();
     final FrequencySketch sketch;
+    private final ToIntFunction<byte[]> frequencyOf = this::frequency;
     volatile Tiers tiers;
     private final Resizer resizer;
     private final Compactor compactor;
@@ -287,7 +289,7 @@ public final class ElasticStore implements KeyValueStore {
             return NOT_FOUND;
         }
         int n = v.remaining();
-        if (sketch != null && wantsAdmission(key, n)) {
+        if (sketch != null && wantsAdmission(key, n)) { // copy only when the tier may take it
             byte[] copy = new byte[n];
             v.get(copy);
             maybeAdmit(key, copy, loc);
@@ -314,7 +316,8 @@ public final class ElasticStore implements KeyValueStore {
 
     private boolean wantsAdmission(byte[] key, int valueLength) {
         Tiers t = tiers;
-        return t.migrating() == null && t.current().admissible(key.length, valueLength);
+        return t.migrating() == null
+                && t.current().mightAdmit(key.length, valueLength, frequency(key), frequencyOf);
     }
 
     /** After a miss: offer the value read at {@code loc} to the memory tier, if still current. */
@@ -332,7 +335,7 @@ public final class ElasticStore implements KeyValueStore {
         try {
             Tiers t = tiers;
             if (t.migrating() == null && index.lookup(key, loc) && loc.sameAs(seg, off)) {
-                t.current().admit(key, value, this::frequency, frequency(key));
+                t.current().admit(key, value, frequencyOf, frequency(key));
             }
         } finally {
             epochs.exit(slot);

@@ -48,6 +48,7 @@ public final class HotTier implements AutoCloseable {
     private long usedBytes;
     private volatile long usedBytesView;
     private volatile long entriesView;
+    private volatile byte[] victimView;
 
     private HotTier(long budgetBytes, ChronicleMap<byte[], byte[]> map) {
         this.budgetBytes = budgetBytes;
@@ -102,7 +103,7 @@ public final class HotTier implements AutoCloseable {
         if (map == null) {
             return KeyValueStore.NOT_FOUND;
         }
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(KeyScratch.of(key), 0, key.length)) {
             MapEntry<byte[], byte[]> e = c.entry();
             if (e == null) {
                 return KeyValueStore.NOT_FOUND;
@@ -134,7 +135,28 @@ public final class HotTier implements AutoCloseable {
     }
 
     public boolean contains(byte[] key) {
-        return map != null && map.containsKey(key);
+        if (map == null) {
+            return false;
+        }
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(KeyScratch.of(key), 0, key.length)) {
+            return c.entry() != null;
+        }
+    }
+
+    /**
+     * A cheap, lock-free guess whether {@link #admit} would take an entry of this size and
+     * frequency: there is room, or the oldest entry (the next victim) is less frequent. Lets a
+     * miss skip copying its value when the answer is no.
+     */
+    public boolean mightAdmit(int keyLength, int valueLength, int frequency, ToIntFunction<byte[]> frequencyOf) {
+        if (!admissible(keyLength, valueLength)) {
+            return false;
+        }
+        if (usedBytesView + cost(keyLength, valueLength) <= budgetBytes) {
+            return true;
+        }
+        byte[] victim = victimView;
+        return victim != null && frequencyOf.applyAsInt(victim) < frequency;
     }
 
     /**
@@ -160,7 +182,10 @@ public final class HotTier implements AutoCloseable {
         while (usedBytes + need > budgetBytes) {
             if (frequencyOf == null || !evictOneLessFrequentThan(frequencyOf, frequency, key)) {
                 // No room. An older value of the key must not outlive this write: drop it.
-                removeLocked(key);
+                if (old >= 0) {
+                    removeLocked(key);
+                }
+                publish();
                 return false;
             }
         }
@@ -232,7 +257,7 @@ public final class HotTier implements AutoCloseable {
 
     /** The value size of the key in the map, or -1. */
     private long sizeOf(byte[] key) {
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(KeyScratch.of(key), 0, key.length)) {
             MapEntry<byte[], byte[]> e = c.entry();
             return e == null ? -1 : e.value().size();
         }
@@ -258,6 +283,7 @@ public final class HotTier implements AutoCloseable {
     private void publish() {
         usedBytesView = usedBytes;
         entriesView = map.longSize();
+        victimView = ring.peekFirst();
         if (ring.size() > 2 * entriesView + 1024) {
             ring.removeIf(k -> !map.containsKey(k));
         }

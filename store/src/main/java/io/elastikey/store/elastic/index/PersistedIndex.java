@@ -2,6 +2,7 @@
 package io.elastikey.store.elastic.index;
 
 import io.elastikey.store.StoreException;
+import io.elastikey.store.elastic.hot.KeyScratch;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -66,7 +67,7 @@ public final class PersistedIndex implements AutoCloseable {
 
     /** Fills {@code out} with the key's location; false when the key is absent. */
     public boolean lookup(byte[] key, Location out) {
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(KeyScratch.of(key), 0, key.length)) {
             MapEntry<byte[], byte[]> e = c.entry();
             if (e == null) {
                 return false;
@@ -80,7 +81,9 @@ public final class PersistedIndex implements AutoCloseable {
     }
 
     public boolean contains(byte[] key) {
-        return map.containsKey(key);
+        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(KeyScratch.of(key), 0, key.length)) {
+            return c.entry() != null;
+        }
     }
 
     public void put(byte[] key, int segmentId, int offset, int length) {
