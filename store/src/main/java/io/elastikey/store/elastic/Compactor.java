@@ -42,6 +42,9 @@ final class Compactor {
         int removed = 0;
         double ratio = store.config().compactionGarbageRatio();
         for (Segment s : store.log.segments()) {
+            if (store.isClosed()) {
+                break; // close() waits for this pass; stop at a segment boundary
+            }
             if (s == store.log.active() || s.size() <= RecordFormat.SEGMENT_HEADER_SIZE) {
                 continue;
             }

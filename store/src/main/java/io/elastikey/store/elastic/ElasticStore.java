@@ -1,6 +1,7 @@
 // ElasticStore -- the elastic scale-up store: every entry on disk, a resizable fraction in memory.
 package io.elastikey.store.elastic;
 
+import io.elastikey.store.CorruptRecordException;
 import io.elastikey.store.KeyValueStore;
 import io.elastikey.store.StoreException;
 import io.elastikey.store.StoreStats;
@@ -224,13 +225,22 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
-    /** Visits every entry; {@link #close()} waits for a walk in progress to end. */
+    /**
+     * Visits every entry; {@link #close()} waits for a walk in progress to end. An entry whose
+     * record is damaged is skipped with a warning (a get of it reports the damage).
+     */
     @Override
     public void forEach(BiConsumer<byte[], byte[]> visitor) {
         ReaderEpochs.Slot slot = enterOpen();
         try {
             index.forEach((key, loc) -> {
-                byte[] v = readForResize(key);
+                byte[] v;
+                try {
+                    v = readForResize(key);
+                } catch (CorruptRecordException e) {
+                    LOG.warn("forEach skips a damaged record: {}", e.getMessage());
+                    return;
+                }
                 if (v != null) {
                     visitor.accept(key, v);
                 }
@@ -561,6 +571,10 @@ public final class ElasticStore implements KeyValueStore {
         return resizer.resize(budgetBytes);
     }
 
+    boolean isClosed() {
+        return closed;
+    }
+
     /** The latest resize started (possibly finished), or null if none ever ran. */
     public ResizeOperation lastResize() {
         return resizer.last();
@@ -683,7 +697,7 @@ public final class ElasticStore implements KeyValueStore {
         closed = true;
         epochs.synchronize(); // operations in flight finish; new ones see the store closed
         resizer.close();
-        maintenance.shutdownNow();
+        maintenance.shutdown(); // no interrupts: a running checkpoint or compaction finishes
         try {
             maintenance.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -4,6 +4,7 @@ package io.elastikey.store.elastic;
 import io.elastikey.store.StoreException;
 import io.elastikey.store.elastic.index.Checkpoint;
 import io.elastikey.store.elastic.index.PersistedIndex;
+import io.elastikey.store.elastic.log.DirectorySync;
 import io.elastikey.store.elastic.log.Log;
 import io.elastikey.store.elastic.log.LogScanner;
 import io.elastikey.store.elastic.log.RecordFormat;
@@ -32,6 +33,8 @@ import org.slf4j.LoggerFactory;
 final class Recovery {
 
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
+    /** Smaller than any index Chronicle writes (its header alone is larger). */
+    private static final long MIN_INDEX_FILE_SIZE = 4096;
 
     record Result(Log log, PersistedIndex index, long checkpointedSequence) {
     }
@@ -45,7 +48,7 @@ final class Recovery {
         PersistedIndex index = null;
         try {
             dropHalfCreatedSegment(log);
-            Checkpoint cp = Checkpoint.read(dir);
+            Checkpoint cp = readCheckpoint(dir);
             index = indexUsable(config, log, cp) ? openTrusted(config, cp) : null;
             Checkpoint replayFrom = cp;
             if (index == null) {
@@ -88,12 +91,24 @@ final class Recovery {
         }
     }
 
+    /** The checkpoint, or null when missing or damaged: either way the index is rebuilt. */
+    private static Checkpoint readCheckpoint(Path dir) {
+        try {
+            return Checkpoint.read(dir);
+        } catch (IOException | StoreException e) {
+            LOG.warn("checkpoint in {} is unreadable ({}); the index will be rebuilt from the log", dir, e.getMessage());
+            return null;
+        }
+    }
+
     private static Path indexFile(ElasticStoreConfig config) {
         return config.directory().resolve(ElasticStore.INDEX_FILE);
     }
 
-    private static boolean indexUsable(ElasticStoreConfig config, Log log, Checkpoint cp) {
-        boolean usable = cp != null && Files.exists(indexFile(config))
+    private static boolean indexUsable(ElasticStoreConfig config, Log log, Checkpoint cp) throws IOException {
+        Path file = indexFile(config);
+        // Chronicle treats an empty file as a new map: an emptied index must not pass for one.
+        boolean usable = cp != null && Files.exists(file) && Files.size(file) >= MIN_INDEX_FILE_SIZE
                 && (log.segments().length == 0 || log.segment(cp.segmentId()) != null);
         if (!usable && log.segments().length > 0) {
             LOG.warn("no usable checkpoint or index in {}; rebuilding the index from the log", config.directory());
@@ -111,7 +126,13 @@ final class Recovery {
         }
     }
 
+    /**
+     * A fresh index, to be filled from the whole log. The checkpoint goes first: should this
+     * process die mid-rebuild, the next open must not trust a half-built index.
+     */
     private static PersistedIndex rebuildIndex(ElasticStoreConfig config) throws IOException {
+        Files.deleteIfExists(config.directory().resolve(Checkpoint.FILE_NAME));
+        DirectorySync.sync(config.directory());
         Files.deleteIfExists(indexFile(config));
         return PersistedIndex.open(indexFile(config), config.indexCapacity(), config.averageKeySize(), false);
     }

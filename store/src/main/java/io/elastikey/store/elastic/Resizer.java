@@ -1,6 +1,7 @@
 // Resizer -- changes the memory budget by building a new in-memory table and retiring the old one.
 package io.elastikey.store.elastic;
 
+import io.elastikey.store.CorruptRecordException;
 import io.elastikey.store.elastic.ElasticStore.Tiers;
 import io.elastikey.store.elastic.hot.HotTier;
 import io.elastikey.store.elastic.log.RecordFormat;
@@ -182,6 +183,8 @@ final class Resizer implements AutoCloseable {
             if (value != null && next.putIfRoom(key, value)) {
                 op.moved(HotTier.cost(key.length, value.length));
             }
+        } catch (CorruptRecordException e) {
+            LOG.warn("resize skips a damaged record: {}", e.getMessage()); // it stays on disk, reported on read
         } finally {
             stripe.unlock();
         }

@@ -59,7 +59,7 @@ public final class Log implements AutoCloseable {
             for (Path p : (Iterable<Path>) files.sorted()::iterator) {
                 int id = RecordFormat.parseSegmentFileName(p.getFileName().toString());
                 if (id >= 0) {
-                    FileChannel ch = FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                    FileChannel ch = SegmentChannels.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
                     found.add(new Segment(id, p, ch, ch.size()));
                 }
             }
@@ -220,7 +220,7 @@ public final class Log implements AutoCloseable {
 
     private Segment createSegment(int id) throws IOException {
         Path path = dir.resolve(RecordFormat.segmentFileName(id));
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+        FileChannel ch = SegmentChannels.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
         ByteBuffer header = ByteBuffer.allocate(RecordFormat.SEGMENT_HEADER_SIZE);
         RecordFormat.encodeSegmentHeader(header, id);
