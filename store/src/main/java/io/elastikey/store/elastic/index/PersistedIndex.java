@@ -3,11 +3,13 @@ package io.elastikey.store.elastic.index;
 
 import io.elastikey.store.StoreException;
 import io.elastikey.store.elastic.hot.KeyScratch;
+import io.elastikey.store.elastic.log.DirectorySync;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,23 +48,42 @@ public final class PersistedIndex implements AutoCloseable {
     }
 
     /**
-     * Opens (or creates) the index file.
+     * Opens the index file, creating it when absent.
      *
      * @param recover true after an unclean shutdown: run Chronicle's recovery over the file
      */
     public static PersistedIndex open(Path file, long capacity, int averageKeySize, boolean recover)
             throws IOException {
-        ChronicleMapBuilder<byte[], byte[]> b = ChronicleMap.of(byte[].class, byte[].class)
+        ChronicleMapBuilder<byte[], byte[]> b = builder(capacity, averageKeySize);
+        if (!Files.exists(file)) {
+            createAtomically(b, file);
+        }
+        File f = file.toFile();
+        ChronicleMap<byte[], byte[]> m = recover ? b.recoverPersistedTo(f, true) : b.createPersistedTo(f);
+        return new PersistedIndex(file, m);
+    }
+
+    private static ChronicleMapBuilder<byte[], byte[]> builder(long capacity, int averageKeySize) {
+        return ChronicleMap.of(byte[].class, byte[].class)
                 .name("elasticstore-index")
                 .entries(capacity)
                 .averageKeySize(averageKeySize)
                 .constantValueSizeBySample(new byte[VALUE_SIZE])
                 .maxBloatFactor(8);
-        File f = file.toFile();
-        ChronicleMap<byte[], byte[]> m = recover && f.exists()
-                ? b.recoverPersistedTo(f, true)
-                : b.createPersistedTo(f);
-        return new PersistedIndex(file, m);
+    }
+
+    /**
+     * Creates an empty index beside {@code file} and renames it into place. Chronicle writes its
+     * header while creating; a process killed in the middle would leave a header that a later
+     * open waits on (for a minute) as if another process were still writing it. A name that only
+     * ever refers to a complete file avoids that.
+     */
+    private static void createAtomically(ChronicleMapBuilder<byte[], byte[]> b, Path file) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".new");
+        Files.deleteIfExists(tmp);
+        b.createPersistedTo(tmp.toFile()).close();
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        DirectorySync.sync(file.getParent());
     }
 
     /** Fills {@code out} with the key's location; false when the key is absent. */
