@@ -35,6 +35,8 @@ final class Recovery {
     private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
     /** Smaller than any index Chronicle writes (its header alone is larger). */
     private static final long MIN_INDEX_FILE_SIZE = 4096;
+    /** Present while Chronicle's recovery of the index runs; see {@link #openTrusted}. */
+    static final String RECOVERING_MARKER = "index.recovering";
 
     record Result(Log log, PersistedIndex index, long checkpointedSequence) {
     }
@@ -64,6 +66,7 @@ final class Recovery {
             Log.Position end = log.endPosition();
             index.flush();
             new Checkpoint(end.segmentId(), end.offset(), end.sequence(), false).write(dir);
+            Files.deleteIfExists(dir.resolve(RECOVERING_MARKER));
             return new Result(log, index, end.sequence());
         } catch (IOException | RuntimeException e) {
             if (index != null) {
@@ -116,8 +119,22 @@ final class Recovery {
         return usable;
     }
 
-    /** The index as the checkpoint left it, or null when it cannot be opened. */
-    private static PersistedIndex openTrusted(ElasticStoreConfig config, Checkpoint cp) {
+    /**
+     * The index as the checkpoint left it, or null when it cannot be opened. Chronicle's recovery
+     * marks the file's header incomplete while it works; killed in between, the next recovery
+     * would wait a minute for a writer that does not exist. So a marker file brackets the
+     * recovery, and finding it means: skip Chronicle's recovery and rebuild from the log.
+     */
+    private static PersistedIndex openTrusted(ElasticStoreConfig config, Checkpoint cp) throws IOException {
+        Path marker = config.directory().resolve(RECOVERING_MARKER);
+        if (Files.exists(marker)) {
+            LOG.warn("an earlier recovery of {} did not finish; rebuilding the index from the log", indexFile(config));
+            return null;
+        }
+        if (!cp.clean()) {
+            Files.createFile(marker);
+            DirectorySync.sync(config.directory());
+        }
         try {
             return PersistedIndex.open(indexFile(config), config.indexCapacity(), config.averageKeySize(), !cp.clean());
         } catch (IOException | RuntimeException e) {

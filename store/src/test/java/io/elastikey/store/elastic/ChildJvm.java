@@ -3,24 +3,17 @@ package io.elastikey.store.elastic;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The command line every child JVM of these tests runs with: this JVM's {@code java} binary and
- * classpath, and the flags the build passes in the system property {@code elastikey.jvm.flags}
- * (read from the reactor's {@code jvm.properties} when a test runs outside Maven).
- *
- * <p>Surefire's system property can hold only the pom's default (the jvm.properties line reaches
- * its late-bound argLine, not its system properties), so the module and Chronicle flags this JVM
- * was started with are added too: Chronicle Map cannot start on Java 17 without the --add-opens.
+ * classpath, and the flags of the reactor's {@code jvm.properties} (the file the launcher and
+ * surefire read too; the build passes its path in {@code elastikey.jvm.properties}).
  */
 final class ChildJvm {
 
@@ -63,40 +56,39 @@ final class ChildJvm {
         return new Result(p.exitValue(), Files.readString(outputFile));
     }
 
-    /** The flags of {@code elastikey.jvm.flags}, then this JVM's module and Chronicle flags it lacks. */
+    /** The flags of {@code jvm.properties}, one list element each. */
     static List<String> buildJvmFlags() {
-        String flags = System.getProperty("elastikey.jvm.flags", "").trim();
-        if (flags.isEmpty()) {
-            flags = flagsFromJvmProperties();
-        }
-        Set<String> out = new LinkedHashSet<>();
-        for (String f : flags.split("\\s+")) {
+        List<String> out = new ArrayList<>();
+        for (String f : flagsFromJvmProperties().trim().split("\\s+")) {
             if (!f.isEmpty()) {
                 out.add(f);
             }
         }
-        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (arg.startsWith("--add-opens") || arg.startsWith("--add-exports") || arg.startsWith("-Dchronicle.")) {
-                out.add(arg);
-            }
-        }
-        return new ArrayList<>(out);
+        return out;
     }
 
     private static String flagsFromJvmProperties() {
-        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-            Path file = d.resolve("jvm.properties");
-            if (Files.isRegularFile(file)) {
-                Properties props = new Properties();
-                try (InputStream in = Files.newInputStream(file)) {
-                    props.load(in);
-                } catch (IOException e) {
-                    throw new IllegalStateException("cannot read " + file, e);
-                }
-                return props.getProperty("elastikey.jvm.flags", "");
+        String configured = System.getProperty("elastikey.jvm.properties");
+        Path file = configured != null ? Path.of(configured) : findUpwards(Path.of("").toAbsolutePath());
+        Properties props = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            props.load(in);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + file, e);
+        }
+        String flags = props.getProperty("elastikey.jvm.flags");
+        if (flags == null) {
+            throw new IllegalStateException(file + " has no elastikey.jvm.flags");
+        }
+        return flags;
+    }
+
+    private static Path findUpwards(Path from) {
+        for (Path d = from; d != null; d = d.getParent()) {
+            if (Files.isRegularFile(d.resolve("jvm.properties"))) {
+                return d.resolve("jvm.properties");
             }
         }
-        throw new IllegalStateException("system property elastikey.jvm.flags is not set and no jvm.properties "
-                + "was found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException("no jvm.properties above " + from);
     }
 }
