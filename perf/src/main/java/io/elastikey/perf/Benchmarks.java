@@ -32,7 +32,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Runs the JMH benchmarks of elastikey-perf whose names match the regexes.",
-        footer = {"", "Example: benchmarks StoreGetBenchmark -f 1 -wi 1 -w 1s -i 2 -r 2s --param keys=20000"})
+        footer = {"", "Example: ./elastikey bench StoreGetBenchmark -f 1 -wi 1 -w 1s -i 2 -r 2s --param keys=20000%n"})
 public final class Benchmarks implements Callable<Integer> {
 
     @Parameters(paramLabel = "REGEX", arity = "0..*",
@@ -69,7 +69,8 @@ public final class Benchmarks implements Callable<Integer> {
             description = "More fork JVM arguments, space-separated, after the others (e.g. \"-Xmx256m\").")
     String jvmArgs;
 
-    @Option(names = "--prof", paramLabel = "PROFILER", description = "A JMH profiler, e.g. gc.")
+    @Option(names = "--prof", paramLabel = "PROFILER", description = "A JMH profiler with options as on JMH's command line, e.g. gc or "
+            + "async:libPath=/path/libasyncProfiler.so;output=flat.")
     List<String> profilers = new ArrayList<>();
 
     @Option(names = "--result", paramLabel = "FILE", defaultValue = "jmh-result.json",
@@ -125,7 +126,14 @@ public final class Benchmarks implements Callable<Integer> {
         if (time != null) {
             b.measurementTime(TimeValue.fromString(time));
         }
-        profilers.forEach(b::addProfiler);
+        for (String p : profilers) {
+            int colon = p.indexOf(':'); // "name:options", as on JMH's own command line
+            if (colon < 0) {
+                b.addProfiler(p);
+            } else {
+                b.addProfiler(p.substring(0, colon), p.substring(colon + 1));
+            }
+        }
         return b;
     }
 }

@@ -171,13 +171,13 @@ public final class ElasticStore implements KeyValueStore {
         try {
             long t0 = startTimer();
             byte[] v = tiers.current().get(key);
+            long hash = countAccess(key);
             if (v != null) {
-                recordHit(key, t0);
+                recordHit(t0);
                 return v;
             }
             misses.increment();
-            countAccess(key);
-            v = readCold(key);
+            v = readCold(key, hash);
             stopTimer(t0);
             return v;
         } finally {
@@ -191,13 +191,13 @@ public final class ElasticStore implements KeyValueStore {
         try {
             long t0 = startTimer();
             int n = tiers.current().get(key, dst);
+            long hash = countAccess(key);
             if (n != NOT_FOUND) {
-                recordHit(key, t0);
+                recordHit(t0);
                 return n;
             }
             misses.increment();
-            countAccess(key);
-            n = readCold(key, dst);
+            n = readCold(key, dst, hash);
             stopTimer(t0);
             return n;
         } finally {
@@ -280,7 +280,7 @@ public final class ElasticStore implements KeyValueStore {
         throw new StoreException("key kept moving during 8 lookups; compaction and reads are racing abnormally");
     }
 
-    private byte[] readCold(byte[] key) {
+    private byte[] readCold(byte[] key, long hash) {
         Location loc = LOCATIONS.get();
         ByteBuffer v = readRecord(key, loc);
         if (v == null) {
@@ -288,21 +288,21 @@ public final class ElasticStore implements KeyValueStore {
         }
         byte[] out = new byte[v.remaining()];
         v.get(out);
-        maybeAdmit(key, out, loc);
+        maybeAdmit(key, out, loc, hash);
         return out;
     }
 
-    private int readCold(byte[] key, ByteBuffer dst) {
+    private int readCold(byte[] key, ByteBuffer dst, long hash) {
         Location loc = LOCATIONS.get();
         ByteBuffer v = readRecord(key, loc);
         if (v == null) {
             return NOT_FOUND;
         }
         int n = v.remaining();
-        if (sketch != null && wantsAdmission(key, n)) { // copy only when the tier may take it
+        if (sketch != null && wantsAdmission(key, n, hash)) { // copy only when the tier may take it
             byte[] copy = new byte[n];
             v.get(copy);
-            maybeAdmit(key, copy, loc);
+            maybeAdmit(key, copy, loc, hash);
             if (n <= dst.remaining()) {
                 dst.put(copy);
             }
@@ -314,25 +314,28 @@ public final class ElasticStore implements KeyValueStore {
 
     // ---- memory-tier admission (FREQUENCY policy) ------------------------------------------
 
-    private void countAccess(byte[] key) {
-        if (sketch != null) {
-            sketch.increment(KeyHash.hash64(key));
+    /** Counts the access in the sketch; returns the key's hash (0 without a sketch) for reuse. */
+    private long countAccess(byte[] key) {
+        if (sketch == null) {
+            return 0;
         }
+        long hash = KeyHash.hash64(key);
+        sketch.increment(hash);
+        return hash;
     }
 
     int frequency(byte[] key) {
         return sketch == null ? 0 : sketch.frequency(KeyHash.hash64(key));
     }
 
-    private boolean wantsAdmission(byte[] key, int valueLength) {
+    private boolean wantsAdmission(byte[] key, int valueLength, long hash) {
         Tiers t = tiers;
-        return t.migrating() == null
-                && t.current().mightAdmit(key.length, valueLength, frequency(key), frequencyOf);
+        return t.migrating() == null && t.current().mightAdmit(key.length, valueLength, hash, sketch);
     }
 
     /** After a miss: offer the value read at {@code loc} to the memory tier, if still current. */
-    private void maybeAdmit(byte[] key, byte[] value, Location loc) {
-        if (sketch == null || !wantsAdmission(key, value.length)) {
+    private void maybeAdmit(byte[] key, byte[] value, Location loc, long hash) {
+        if (sketch == null || !wantsAdmission(key, value.length, hash)) {
             return;
         }
         int seg = loc.segmentId;
@@ -345,7 +348,7 @@ public final class ElasticStore implements KeyValueStore {
         try {
             Tiers t = tiers;
             if (t.migrating() == null && index.lookup(key, loc) && loc.sameAs(seg, off)) {
-                t.current().admit(key, value, frequencyOf, frequency(key));
+                t.current().admit(key, value, frequencyOf, sketch.frequency(hash));
             }
         } finally {
             epochs.exit(slot);
@@ -660,9 +663,8 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
-    private void recordHit(byte[] key, long t0) {
+    private void recordHit(long t0) {
         hits.increment();
-        countAccess(key);
         stopTimer(t0);
     }
 

@@ -34,6 +34,9 @@ import net.openhft.chronicle.map.MapEntry;
  */
 public final class HotTier implements AutoCloseable {
 
+    /** How much more frequent a newcomer must be than its victim; see {@link #beats}. */
+    static final int ADMISSION_MARGIN = 1;
+
     /** Budget bytes charged per entry beyond its key and value. */
     public static final int ENTRY_OVERHEAD = 64;
 
@@ -49,6 +52,7 @@ public final class HotTier implements AutoCloseable {
     private volatile long usedBytesView;
     private volatile long entriesView;
     private volatile byte[] victimView;
+    private volatile long victimHashView;
 
     private HotTier(long budgetBytes, ChronicleMap<byte[], byte[]> map) {
         this.budgetBytes = budgetBytes;
@@ -148,15 +152,25 @@ public final class HotTier implements AutoCloseable {
      * frequency: there is room, or the oldest entry (the next victim) is less frequent. Lets a
      * miss skip copying its value when the answer is no.
      */
-    public boolean mightAdmit(int keyLength, int valueLength, int frequency, ToIntFunction<byte[]> frequencyOf) {
+    public boolean mightAdmit(int keyLength, int valueLength, long candidateHash, FrequencySketch sketch) {
         if (!admissible(keyLength, valueLength)) {
             return false;
         }
         if (usedBytesView + cost(keyLength, valueLength) <= budgetBytes) {
             return true;
         }
-        byte[] victim = victimView;
-        return victim != null && frequencyOf.applyAsInt(victim) < frequency;
+        return victimView != null
+                && beats(sketch.frequency(candidateHash), sketch.frequency(victimHashView));
+    }
+
+    /**
+     * TinyLFU's test with a margin: the newcomer must be more frequent than the victim by more
+     * than {@link #ADMISSION_MARGIN}. Under a uniform workload estimates differ by noise, and
+     * admitting on noise only churns 4 KB copies in and out; a skewed workload's hot keys clear
+     * the margin at once.
+     */
+    static boolean beats(int candidateFrequency, int victimFrequency) {
+        return candidateFrequency > victimFrequency + ADMISSION_MARGIN;
     }
 
     /**
@@ -245,7 +259,7 @@ public final class HotTier implements AutoCloseable {
             if (!map.containsKey(victim) || java.util.Arrays.equals(victim, candidate)) {
                 continue; // removed by a write, or the candidate's own stale ring entry
             }
-            if (frequencyOf.applyAsInt(victim) >= frequency) {
+            if (!beats(frequency, frequencyOf.applyAsInt(victim))) {
                 ring.addLast(victim); // second chance; the newcomer is refused
                 return false;
             }
@@ -283,7 +297,11 @@ public final class HotTier implements AutoCloseable {
     private void publish() {
         usedBytesView = usedBytes;
         entriesView = map.longSize();
-        victimView = ring.peekFirst();
+        byte[] victim = ring.peekFirst();
+        if (victim != victimView) {
+            victimHashView = victim == null ? 0 : KeyHash.hash64(victim);
+            victimView = victim;
+        }
         if (ring.size() > 2 * entriesView + 1024) {
             ring.removeIf(k -> !map.containsKey(k));
         }
