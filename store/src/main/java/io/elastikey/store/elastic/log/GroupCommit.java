@@ -4,6 +4,8 @@ package io.elastikey.store.elastic.log;
 import io.elastikey.store.StoreException;
 import io.elastikey.store.elastic.FsyncPolicy;
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Tracks the newest sequence number written and the newest one fsynced.
@@ -12,8 +14,10 @@ import java.io.IOException;
  *   <li>{@code ALWAYS}: a writer fsyncs itself unless another writer's fsync already covered its
  *       record; writers arriving during an fsync queue on {@link #syncLock} and usually find their
  *       record covered when they get it (leader-based group commit).
- *   <li>{@code GROUP}: a daemon thread fsyncs every interval when something is pending; writers
- *       wait for it.
+ *   <li>{@code GROUP}: a daemon thread fsyncs when something is pending, at most once per
+ *       interval; writers wait for it. A write after a quiet spell is fsynced at once, so sparse
+ *       writers see the fsync's latency, not the interval's; a busy log gets one fsync per
+ *       interval however many writers share it.
  *   <li>{@code NEVER}: nobody waits; records reach the disk when the OS writes them back.
  * </ul>
  */
@@ -27,7 +31,8 @@ final class GroupCommit implements AutoCloseable {
     private volatile long written;
     private volatile long synced;
     private volatile boolean closed;
-    private Thread syncer;
+    private volatile boolean syncerParked;
+    private volatile Thread syncer;
 
     GroupCommit(Log log, FsyncPolicy policy, int intervalMillis) {
         this.log = log;
@@ -48,6 +53,9 @@ final class GroupCommit implements AutoCloseable {
     /** Called under the log's lock after each append. */
     void written(long seq) {
         written = seq;
+        if (syncerParked) {
+            LockSupport.unpark(syncer);
+        }
     }
 
     void await(long seq) {
@@ -111,19 +119,25 @@ final class GroupCommit implements AutoCloseable {
     }
 
     private void runSyncer() {
+        long lastSyncNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(intervalMillis);
         while (!closed) {
-            try {
-                Thread.sleep(intervalMillis);
-            } catch (InterruptedException e) {
-                break;
-            }
-            long w = written;
-            if (w > synced) {
-                try {
-                    syncTo(w);
-                } catch (StoreException e) {
-                    return; // the log is failed; waiters see it
+            while (written <= synced && !closed) {
+                syncerParked = true;
+                if (written <= synced && !closed) {
+                    LockSupport.park(this);
                 }
+                syncerParked = false;
+            }
+            long wait = lastSyncNanos + TimeUnit.MILLISECONDS.toNanos(intervalMillis) - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+                continue; // re-check: close() may have come in between
+            }
+            lastSyncNanos = System.nanoTime();
+            try {
+                syncTo(written);
+            } catch (StoreException e) {
+                return; // the log is failed; waiters see it
             }
         }
     }
@@ -139,7 +153,7 @@ final class GroupCommit implements AutoCloseable {
         }
         closed = true;
         if (syncer != null) {
-            syncer.interrupt();
+            LockSupport.unpark(syncer);
             try {
                 syncer.join(1000);
             } catch (InterruptedException e) {
