@@ -401,7 +401,7 @@ public final class ElasticStore implements KeyValueStore {
             try {
                 Tiers t = tiers;
                 if (t.migrating() != null) {
-                    t.migrating().remove(key);
+                    t.migrating().putIfRoom(key, value); // the resizer copies under this stripe lock too
                 }
                 if (t.current().contains(key)) {
                     t.current().admit(key, value, null, 0);

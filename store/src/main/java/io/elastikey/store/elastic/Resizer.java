@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * highest frequency that no longer fits whole, then fills what room remains in index order; with
  * no accesses counted yet it degenerates to the sequential walk.
  *
- * <p>While a new table fills, writers drop their key from it (so it never holds a stale value)
- * and misses are not admitted anywhere; lookups keep using the old table.
+ * <p>While a new table fills, writers put their value in both tables (the copy below and a write
+ * of the same key are ordered by the key's stripe lock, so neither can leave a stale value) and
+ * misses are not admitted anywhere; lookups keep using the old table.
  */
 final class Resizer implements AutoCloseable {
 
