@@ -1,11 +1,14 @@
 // Compactor -- rewrites the live records of mostly-garbage segments, then deletes those segments.
 package io.elastikey.store.elastic;
 
+import io.elastikey.store.elastic.index.Location;
+import io.elastikey.store.elastic.log.Log;
 import io.elastikey.store.elastic.log.LogScanner;
 import io.elastikey.store.elastic.log.RecordFormat;
 import io.elastikey.store.elastic.log.Segment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,10 +65,10 @@ final class Compactor {
             LogScanner.Result r = LogScanner.scan(seg, RecordFormat.SEGMENT_HEADER_SIZE, rec -> {
                 byte[] key = rec.key();
                 if (rec.isDelete()) {
-                    if (!oldest && store.carryTombstone(key)) {
+                    if (!oldest && carryTombstone(key)) {
                         moved[1]++;
                     }
-                } else if (store.moveIfCurrent(key, seg.id(), (int) rec.offset(), rec.value())) {
+                } else if (moveIfCurrent(key, seg.id(), (int) rec.offset(), rec.value())) {
                     moved[0]++;
                 }
             });
@@ -79,6 +82,50 @@ final class Compactor {
             return true;
         } catch (IOException e) {
             throw new UncheckedIOException("compaction of " + seg + " failed", e);
+        }
+    }
+
+    /**
+     * Re-appends the record of {@code key} if the index still points at
+     * ({@code segmentId}, {@code offset}), and moves the index to the copy. The memory tier is not
+     * touched: the value is the same.
+     */
+    private boolean moveIfCurrent(byte[] key, int segmentId, int offset, byte[] value) {
+        ReentrantLock stripe = store.stripes.of(key);
+        stripe.lock();
+        store.writeLock.lock();
+        try {
+            Location loc = new Location();
+            if (!store.index.lookup(key, loc) || !loc.sameAs(segmentId, offset)) {
+                return false;
+            }
+            int oldLength = loc.length;
+            Log.Appended a = store.log.append(RecordFormat.TYPE_PUT, key, value, value.length);
+            store.index.put(key, a.segmentId(), a.offset(), a.length());
+            store.addLive(a.segmentId(), a.length());
+            store.addLive(segmentId, -oldLength);
+            return true;
+        } finally {
+            store.writeLock.unlock();
+            stripe.unlock();
+        }
+    }
+
+    /** Re-appends a tombstone whose key is still deleted. It counts as live where it lands. */
+    private boolean carryTombstone(byte[] key) {
+        ReentrantLock stripe = store.stripes.of(key);
+        stripe.lock();
+        store.writeLock.lock();
+        try {
+            if (store.index.contains(key)) {
+                return false;
+            }
+            Log.Appended a = store.log.append(RecordFormat.TYPE_DELETE, key, null, 0);
+            store.addLive(a.segmentId(), a.length());
+            return true;
+        } finally {
+            store.writeLock.unlock();
+            stripe.unlock();
         }
     }
 }

@@ -24,12 +24,9 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.ToIntFunction;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,10 +88,7 @@ public final class ElasticStore implements KeyValueStore {
     private final Object checkpointLock = new Object();
     private long checkpointedSequence;
 
-    private final LongAdder hits = new LongAdder();
-    private final LongAdder misses = new LongAdder();
-    private final Recorder latency = new Recorder(3);
-    private final Histogram latencyTotal = new Histogram(3);
+    private final LookupStats lookups;
     private volatile boolean closed;
 
     /** The memory tier in use, and the one a resize is filling (null when none runs). */
@@ -108,6 +102,7 @@ public final class ElasticStore implements KeyValueStore {
         this.log = log;
         this.index = index;
         this.checkpointedSequence = checkpointedSequence;
+        this.lookups = new LookupStats(config.recordLatency());
         this.sketch = config.residencyPolicy() == ResidencyPolicy.FREQUENCY
                 ? new FrequencySketch(Math.max(config.indexCapacity(), index.size()))
                 : null;
@@ -169,16 +164,15 @@ public final class ElasticStore implements KeyValueStore {
     public byte[] get(byte[] key) {
         ReaderEpochs.Slot slot = enterOpen();
         try {
-            long t0 = startTimer();
+            long t0 = lookups.start();
             byte[] v = tiers.current().get(key);
             long hash = countAccess(key);
             if (v != null) {
-                recordHit(t0);
+                lookups.hit(t0);
                 return v;
             }
-            misses.increment();
             v = readCold(key, hash);
-            stopTimer(t0);
+            lookups.miss(t0);
             return v;
         } finally {
             epochs.exit(slot);
@@ -189,16 +183,15 @@ public final class ElasticStore implements KeyValueStore {
     public int get(byte[] key, ByteBuffer dst) {
         ReaderEpochs.Slot slot = enterOpen();
         try {
-            long t0 = startTimer();
+            long t0 = lookups.start();
             int n = tiers.current().get(key, dst);
             long hash = countAccess(key);
             if (n != NOT_FOUND) {
-                recordHit(t0);
+                lookups.hit(t0);
                 return n;
             }
-            misses.increment();
             n = readCold(key, dst, hash);
-            stopTimer(t0);
+            lookups.miss(t0);
             return n;
         } finally {
             epochs.exit(slot);
@@ -470,50 +463,6 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
-    /**
-     * Compaction: re-appends the record of {@code key} if the index still points at
-     * ({@code segmentId}, {@code offset}), and moves the index to the copy. The memory tier is not
-     * touched: the value is the same.
-     */
-    boolean moveIfCurrent(byte[] key, int segmentId, int offset, byte[] value) {
-        ReentrantLock stripe = stripes.of(key);
-        stripe.lock();
-        writeLock.lock();
-        try {
-            Location loc = LOCATIONS.get();
-            if (!index.lookup(key, loc) || !loc.sameAs(segmentId, offset)) {
-                return false;
-            }
-            int oldLength = loc.length;
-            Log.Appended a = log.append(RecordFormat.TYPE_PUT, key, value, value.length);
-            index.put(key, a.segmentId(), a.offset(), a.length());
-            addLive(a.segmentId(), a.length());
-            addLive(segmentId, -oldLength);
-            return true;
-        } finally {
-            writeLock.unlock();
-            stripe.unlock();
-        }
-    }
-
-    /** Compaction: re-appends a tombstone whose key is still deleted. It counts as live where it lands. */
-    boolean carryTombstone(byte[] key) {
-        ReentrantLock stripe = stripes.of(key);
-        stripe.lock();
-        writeLock.lock();
-        try {
-            if (index.contains(key)) {
-                return false;
-            }
-            Log.Appended a = log.append(RecordFormat.TYPE_DELETE, key, null, 0);
-            addLive(a.segmentId(), a.length());
-            return true;
-        } finally {
-            writeLock.unlock();
-            stripe.unlock();
-        }
-    }
-
     /** Resize: the key's value from memory or disk, without counting it as a lookup. */
     byte[] readForResize(byte[] key) {
         byte[] v = readHot(key);
@@ -644,28 +593,8 @@ public final class ElasticStore implements KeyValueStore {
         } catch (IOException e) {
             LOG.debug("cannot size {}", index.file(), e);
         }
-        Histogram copy;
-        synchronized (latencyTotal) {
-            latencyTotal.add(latency.getIntervalHistogram());
-            copy = latencyTotal.copy();
-        }
         return new StoreStats(index.size(), disk, hot.entries(), hot.usedBytes(), resizer.targetBudget(),
-                hits.sum(), misses.sum(), copy);
-    }
-
-    private long startTimer() {
-        return config.recordLatency() ? System.nanoTime() : 0;
-    }
-
-    private void stopTimer(long t0) {
-        if (t0 != 0) {
-            latency.recordValue(Math.max(0, System.nanoTime() - t0));
-        }
-    }
-
-    private void recordHit(long t0) {
-        hits.increment();
-        stopTimer(t0);
+                lookups.hits(), lookups.misses(), lookups.latencyCopy());
     }
 
     // ---- lifecycle ------------------------------------------------------------------------------

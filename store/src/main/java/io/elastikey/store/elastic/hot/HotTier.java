@@ -237,7 +237,7 @@ public final class HotTier implements AutoCloseable {
         return evicted;
     }
 
-    /** Visits every key in the tier in ring order (oldest admission first); a snapshot. */
+    /** Every key in the tier, oldest admission first: a snapshot (stale ring entries are dropped). */
     public synchronized byte[][] keysInRingOrder() {
         ArrayDeque<byte[]> live = new ArrayDeque<>();
         for (byte[] k : ring) {
