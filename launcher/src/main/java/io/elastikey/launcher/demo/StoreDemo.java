@@ -57,6 +57,7 @@ public final class StoreDemo implements Callable<Integer> {
     ResidencyPolicy policy;
 
     private final PrintStream out = System.out;
+    private volatile boolean terminating;
 
     @Override
     public Integer call() throws Exception {
@@ -70,7 +71,14 @@ public final class StoreDemo implements Callable<Integer> {
                 .build();
         out.printf("ElasticStore in %s: %,d values of %,d bytes, policy %s%n", dir, entries, valueSize, policy);
         out.printf("workload: 90%% of lookups go to 10%% of the keys%n%n");
-        try (ElasticStore store = ElasticStore.open(config)) {
+        ElasticStore store = ElasticStore.open(config);
+        // SIGTERM or Ctrl-C: close the store (a clean checkpoint) and remove a temporary directory.
+        Thread cleanup = new Thread(() -> {
+            terminating = true;
+            finish(store, temporary ? dir : null);
+        }, "demo-shutdown");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try {
             load(store);
             Step.header(out);
             measure(store, memoryPercent + "% budget").print(out);
@@ -78,9 +86,14 @@ public final class StoreDemo implements Callable<Integer> {
             measure(store, "100% budget").print(out);
             resize(store, small, "scale down to " + memoryPercent + "%");
             measure(store, memoryPercent + "% budget again").print(out);
+        } catch (RuntimeException e) {
+            if (terminating) {
+                return 143; // the store was closed under us by the shutdown hook: not an error
+            }
+            throw e;
         } finally {
-            if (temporary) {
-                deleteRecursively(dir);
+            if (removeHook(cleanup)) {
+                finish(store, temporary ? dir : null);
             }
         }
         return 0;
@@ -140,6 +153,26 @@ public final class StoreDemo implements Callable<Integer> {
         long misses = after.misses() - before.misses();
         return new Step(name, after.memoryBudgetBytes(), after.memoryEntries(), hits + misses == 0 ? 0
                 : (double) hits / (hits + misses), latency);
+    }
+
+    /** False when the JVM is already shutting down: then the hook does the cleanup. */
+    private static boolean removeHook(Thread hook) {
+        try {
+            return Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            return false;
+        }
+    }
+
+    private static void finish(ElasticStore store, Path temporaryDir) {
+        store.close();
+        if (temporaryDir != null) {
+            try {
+                deleteRecursively(temporaryDir);
+            } catch (IOException e) {
+                System.err.println("could not remove " + temporaryDir + ": " + e.getMessage());
+            }
+        }
     }
 
     private static byte[] keyOf(int i) {
