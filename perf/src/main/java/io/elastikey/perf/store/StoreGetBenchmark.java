@@ -41,11 +41,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * lookup and a positional read of the record, which comes from the OS page cache when the
  * machine has room for the dataset's files (4 GB for a million keys), as on a warm server. Under
  * the default {@link ResidencyPolicy#FREQUENCY} a miss is also offered to the memory tier
- * (TinyLFU), which copies the value to a new array first; pass {@code --param
+ * (TinyLFU, copied out only when the tier might take it); pass {@code --param
  * residency=SEQUENTIAL} to compare without. Whatever {@code --prof gc} reports is the store's
- * allocation, not this loop's (Chronicle Map wraps each byte[] key it is queried with). Uniform
- * keys give the tier no hot set, so the hit ratio is about the budget's share; each trial prints
- * it at the end. Latency is not recorded ({@code recordLatency(false)}).
+ * allocation, not this loop's. Uniform keys give the tier no hot set, so the hit ratio is about
+ * the budget's share; each trial prints it at the end. Latency is not recorded
+ * ({@code recordLatency(false)}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)

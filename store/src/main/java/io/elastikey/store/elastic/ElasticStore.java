@@ -229,7 +229,7 @@ public final class ElasticStore implements KeyValueStore {
             index.forEach((key, loc) -> {
                 byte[] v;
                 try {
-                    v = readForResize(key);
+                    v = readStored(key);
                 } catch (CorruptRecordException e) {
                     LOG.warn("forEach skips a damaged record: {}", e.getMessage());
                     return;
@@ -281,7 +281,9 @@ public final class ElasticStore implements KeyValueStore {
         }
         byte[] out = new byte[v.remaining()];
         v.get(out);
-        maybeAdmit(key, out, loc, hash);
+        if (sketch != null && wantsAdmission(key, out.length, hash)) {
+            admit(key, out, loc, hash);
+        }
         return out;
     }
 
@@ -295,7 +297,7 @@ public final class ElasticStore implements KeyValueStore {
         if (sketch != null && wantsAdmission(key, n, hash)) { // copy only when the tier may take it
             byte[] copy = new byte[n];
             v.get(copy);
-            maybeAdmit(key, copy, loc, hash);
+            admit(key, copy, loc, hash);
             if (n <= dst.remaining()) {
                 dst.put(copy);
             }
@@ -326,11 +328,11 @@ public final class ElasticStore implements KeyValueStore {
         return t.migrating() == null && t.current().mightAdmit(key.length, valueLength, hash, sketch);
     }
 
-    /** After a miss: offer the value read at {@code loc} to the memory tier, if still current. */
-    private void maybeAdmit(byte[] key, byte[] value, Location loc, long hash) {
-        if (sketch == null || !wantsAdmission(key, value.length, hash)) {
-            return;
-        }
+    /**
+     * After a miss that {@link #wantsAdmission} approved: offer the value read at {@code loc} to
+     * the memory tier, if the index still points there.
+     */
+    private void admit(byte[] key, byte[] value, Location loc, long hash) {
         int seg = loc.segmentId;
         int off = loc.offset;
         ReentrantLock stripe = stripes.of(key);
@@ -383,27 +385,23 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
-    /** A put up to, not including, the durability wait; returns the record's sequence number. */
+    /**
+     * A put up to, not including, the durability wait; returns the record's sequence number.
+     * Called inside an epoch section.
+     */
     private long write(byte[] key, byte[] value) {
         checkEntry(key, value);
         ReentrantLock stripe = stripes.of(key);
         stripe.lock();
         try {
             long seq = appendAndIndex(RecordFormat.TYPE_PUT, key, value);
-            ReaderEpochs.Slot slot = epochs.enter();
-            try {
-                Tiers t = tiers;
-                if (t.migrating() != null) {
-                    t.migrating().putIfRoom(key, value); // the resizer copies under this stripe lock too
-                }
-                if (t.current().contains(key)) {
-                    t.current().admit(key, value, null, 0);
-                } else {
-                    t.current().putIfRoom(key, value);
-                }
-            } finally {
-                epochs.exit(slot);
+            // Replaces the key's value where it is in memory, adds it where there is room, and drops
+            // a value that no longer fits. Callers are inside an epoch section.
+            Tiers t = tiers;
+            if (t.migrating() != null) {
+                t.migrating().putIfRoom(key, value); // the resizer copies under this stripe lock too
             }
+            t.current().putIfRoom(key, value);
             return seq;
         } finally {
             stripe.unlock();
@@ -463,8 +461,8 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
-    /** Resize: the key's value from memory or disk, without counting it as a lookup. */
-    byte[] readForResize(byte[] key) {
+    /** The key's value from memory or disk, not counted as a lookup (resize, forEach). */
+    byte[] readStored(byte[] key) {
         byte[] v = readHot(key);
         if (v != null) {
             return v;

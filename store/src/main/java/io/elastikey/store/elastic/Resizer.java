@@ -180,7 +180,7 @@ final class Resizer implements AutoCloseable {
         var stripe = store.stripes.of(key);
         stripe.lock();
         try {
-            byte[] value = store.readForResize(key);
+            byte[] value = store.readStored(key);
             if (value != null && next.putIfRoom(key, value)) {
                 op.moved(HotTier.cost(key.length, value.length));
             }

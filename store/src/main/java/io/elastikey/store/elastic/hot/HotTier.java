@@ -174,8 +174,9 @@ public final class HotTier implements AutoCloseable {
     }
 
     /**
-     * Stores the value if there is room without evicting anything. Replaces an existing value of
-     * the key. Returns whether the key is now in the tier.
+     * Stores the value if there is room without evicting anything, replacing the key's old value.
+     * When the new value does not fit, the old one is dropped rather than left stale. Returns
+     * whether the key is now in the tier.
      */
     public synchronized boolean putIfRoom(byte[] key, byte[] value) {
         return admit(key, value, null, 0);
@@ -221,20 +222,6 @@ public final class HotTier implements AutoCloseable {
     /** Removes the key if present; returns whether it was. */
     public synchronized boolean remove(byte[] key) {
         return removeLocked(key);
-    }
-
-    /**
-     * Evicts ring entries, oldest first, until the tier uses at most {@code targetBytes}.
-     * Returns the number evicted.
-     */
-    public synchronized int shrinkTo(long targetBytes) {
-        int evicted = 0;
-        while (usedBytes > targetBytes && !ring.isEmpty()) {
-            if (removeLocked(ring.pollFirst())) {
-                evicted++;
-            }
-        }
-        return evicted;
     }
 
     /** Every key in the tier, oldest admission first: a snapshot (stale ring entries are dropped). */

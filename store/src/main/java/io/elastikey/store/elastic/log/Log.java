@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 
 /**
  * The store's log: every put and delete is appended here first, and everything else (index,
@@ -37,6 +38,7 @@ public final class Log implements AutoCloseable {
     private Segment active;
     private long sequence;
     private ByteBuffer writeBuffer = ByteBuffer.allocateDirect(64 << 10);
+    private final CRC32C crc = new CRC32C();
 
     private final GroupCommit durability;
     private volatile StoreException failure;
@@ -125,7 +127,7 @@ public final class Log implements AutoCloseable {
             }
             ByteBuffer buf = writeBufferFor(length);
             long seq = sequence + 1;
-            RecordFormat.encode(buf, type, seq, key, value, valueLength);
+            RecordFormat.encode(buf, crc, type, seq, key, value, valueLength);
             buf.flip();
             long offset = active.size();
             writeFully(active.channel(), buf, offset);

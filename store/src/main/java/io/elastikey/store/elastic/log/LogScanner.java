@@ -80,9 +80,7 @@ public final class LogScanner {
                 return new Result(pos, "record extends past the end of the file", lastSeq);
             }
             ByteBuffer whole = chunks.window(pos, (int) length);
-            crc.reset();
-            crc.update(whole.duplicate().position(8));
-            if ((int) crc.getValue() != whole.getInt(4)) {
+            if (RecordFormat.crc(crc, whole, 8, (int) length - 8) != whole.getInt(4)) {
                 return new Result(pos, "CRC32C mismatch", lastSeq);
             }
             long seq = whole.getLong(16);

@@ -58,7 +58,8 @@ public final class RecordFormat {
      * Writes a whole record into {@code buf} from its position, leaving the position after it.
      * The buffer must have {@link #recordLength} bytes remaining.
      */
-    public static void encode(ByteBuffer buf, byte type, long sequence, byte[] key, byte[] value, int valueLength) {
+    public static void encode(ByteBuffer buf, CRC32C crc, byte type, long sequence, byte[] key, byte[] value,
+                              int valueLength) {
         int start = buf.position();
         int bodyLength = BODY_FIXED_SIZE + key.length + valueLength;
         buf.putInt(bodyLength);
@@ -72,15 +73,20 @@ public final class RecordFormat {
         if (valueLength > 0) {
             buf.put(value, 0, valueLength);
         }
-        buf.putInt(start + 4, crcOf(buf, start + 8, bodyLength));
+        buf.putInt(start + 4, crc(crc, buf, start + 8, bodyLength));
     }
 
-    /** CRC32C of {@code length} bytes of {@code buf} from absolute index {@code from}. */
-    public static int crcOf(ByteBuffer buf, int from, int length) {
-        CRC32C crc = new CRC32C();
-        ByteBuffer slice = buf.duplicate();
-        slice.limit(from + length).position(from);
-        crc.update(slice);
+    /**
+     * CRC32C of {@code length} bytes of {@code buf} from absolute index {@code from}, computed with
+     * the caller's (reused) {@code crc}. Leaves the buffer's position and limit as found.
+     */
+    public static int crc(CRC32C crc, ByteBuffer buf, int from, int length) {
+        int pos = buf.position();
+        int lim = buf.limit();
+        buf.limit(from + length).position(from);
+        crc.reset();
+        crc.update(buf);
+        buf.limit(lim).position(pos);
         return (int) crc.getValue();
     }
 

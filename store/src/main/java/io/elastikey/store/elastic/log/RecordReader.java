@@ -44,7 +44,7 @@ public final class RecordReader {
         if (!keyEquals(buf, RecordFormat.RECORD_HEADER_SIZE, key)) {
             throw corrupt(segment, offset, key, "record holds a different key");
         }
-        if (rb.crc(buf, 8, length - 8) != buf.getInt(4)) {
+        if (RecordFormat.crc(rb.crc, buf, 8, length - 8) != buf.getInt(4)) {
             throw corrupt(segment, offset, key, "CRC32C mismatch");
         }
         int valueStart = RecordFormat.RECORD_HEADER_SIZE + keyLength;
@@ -90,17 +90,6 @@ public final class RecordReader {
             }
             buf.clear().limit(length);
             return buf;
-        }
-
-        /** CRC32C of {@code length} bytes from {@code from}; leaves position and limit as found. */
-        int crc(ByteBuffer b, int from, int length) {
-            int pos = b.position();
-            int lim = b.limit();
-            b.limit(from + length).position(from);
-            crc.reset();
-            crc.update(b);
-            b.limit(lim).position(pos);
-            return (int) crc.getValue();
         }
     }
 }
