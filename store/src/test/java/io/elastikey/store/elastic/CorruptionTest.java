@@ -24,6 +24,7 @@ import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -140,7 +141,7 @@ class CorruptionTest {
             byte[] value = new byte[3000];
             rnd.nextBytes(value);
             ByteBuffer rec = ByteBuffer.allocate(RecordFormat.recordLength(4, value.length));
-            RecordFormat.encode(rec, RecordFormat.TYPE_PUT, 1L << 40, "torn".getBytes(StandardCharsets.UTF_8),
+            RecordFormat.encode(rec, new CRC32C(), RecordFormat.TYPE_PUT, 1L << 40, "torn".getBytes(StandardCharsets.UTF_8),
                     value, value.length);
             byte[] whole = rec.array();
             return switch (this) {
