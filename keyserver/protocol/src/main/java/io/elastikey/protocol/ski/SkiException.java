@@ -1,0 +1,30 @@
+package io.elastikey.protocol.ski;
+
+/**
+ * An SKI operation that ended in one of the protocol's errors. The message is only ever the
+ * error's fixed text plus, on the server side, a reason for the log that carries no key
+ * material or request data.
+ */
+public final class SkiException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final SkiError error;
+
+    public SkiException(SkiError error) {
+        this(error, error.text());
+    }
+
+    public SkiException(SkiError error, String reason) {
+        super(reason, null, false, false);
+        this.error = error;
+    }
+
+    public SkiException(SkiError error, String reason, Throwable cause) {
+        super(reason, cause, false, false);
+        this.error = error;
+    }
+
+    public SkiError error() {
+        return error;
+    }
+}
