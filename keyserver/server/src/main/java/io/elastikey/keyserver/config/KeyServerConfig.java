@@ -1,0 +1,177 @@
+package io.elastikey.keyserver.config;
+
+import io.elastikey.store.elastic.ElasticStoreConfig;
+import io.elastikey.store.elastic.FsyncPolicy;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * Every setting of the key server and of the {@code keys} commands, read once and validated:
+ * a bad value fails at start with the setting's name, never later and never silently clamped.
+ *
+ * <p>All paths default to places under {@link #dataDir()}, so {@code --data DIR} alone is a
+ * working configuration: the server creates a development PKI, a key-encryption key and a
+ * policy granting the development client every key there on first start. Production
+ * deployments set {@code tls.*}, {@code policy} and {@code kek.file} to their own files.
+ * The settings and their defaults are listed in docs/keyserver.md and by {@code --help}.
+ */
+public final class KeyServerConfig {
+    public static final String DEFAULT_DATA_DIR = "elastikey-data";
+
+    private final Path dataDir;
+    private final InetSocketAddress listen;
+    private final InetSocketAddress adminListen;
+    private final Path tlsCertificate;
+    private final Path tlsKey;
+    private final Path tlsClientCa;
+    private final Path tlsCrl;
+    private final TlsProvider tlsProvider;
+    private final Duration reloadInterval;
+    private final Path policyFile;
+    private final Path kekFile;
+    private final int keyCacheSize;
+    private final long storeMemoryBytes;
+    private final FsyncPolicy storeFsync;
+    private final int maxBodyBytes;
+    private final int maxHeaderBytes;
+    private final int maxConnections;
+    private final int maxStreams;
+    private final Duration handshakeTimeout;
+    private final Duration idleTimeout;
+    private final Duration requestDeadline;
+    private final int cryptoWorkers;
+    private final int cryptoQueue;
+    private final String cryptoProvider;
+
+    /** Which TLS implementation serves connections. */
+    public enum TlsProvider { AUTO, OPENSSL, JDK }
+
+    private KeyServerConfig(ConfigSource source) {
+        dataDir = Path.of(or(source.get("data"), DEFAULT_DATA_DIR)).toAbsolutePath().normalize();
+        listen = Values.address("listen", or(source.get("listen"), "127.0.0.1:8443"));
+        adminListen = Values.address("admin.listen", or(source.get("admin.listen"), "127.0.0.1:9080"));
+        Path pki = dataDir.resolve("pki");
+        tlsCertificate = path(source, "tls.certificate", pki.resolve("server.pem"));
+        tlsKey = path(source, "tls.key", pki.resolve("server.key"));
+        tlsClientCa = path(source, "tls.client-ca", pki.resolve("ca.pem"));
+        String crl = source.get("tls.crl");
+        tlsCrl = crl == null ? null : Path.of(crl).toAbsolutePath();
+        tlsProvider = enumValue(TlsProvider.class, "tls.provider", or(source.get("tls.provider"), "auto"));
+        reloadInterval = Values.duration("tls.reload-interval", or(source.get("tls.reload-interval"), "2s"));
+        policyFile = path(source, "policy", dataDir.resolve("policy.conf"));
+        kekFile = path(source, "kek.file", dataDir.resolve("kek"));
+        keyCacheSize = Values.nonNegativeInt("keys.cache", or(source.get("keys.cache"), "100000"));
+        storeMemoryBytes = Values.size("store.memory", or(source.get("store.memory"), "256m"));
+        storeFsync = enumValue(FsyncPolicy.class, "store.fsync", or(source.get("store.fsync"), "group"));
+        maxBodyBytes = intSize(source, "limits.body", "16k");
+        maxHeaderBytes = intSize(source, "limits.header", "8k");
+        maxConnections = Values.positiveInt("limits.connections", or(source.get("limits.connections"), "10000"));
+        maxStreams = Values.positiveInt("limits.streams", or(source.get("limits.streams"), "256"));
+        handshakeTimeout = Values.duration("timeouts.handshake", or(source.get("timeouts.handshake"), "10s"));
+        idleTimeout = Values.duration("timeouts.idle", or(source.get("timeouts.idle"), "120s"));
+        requestDeadline = Values.duration("timeouts.request", or(source.get("timeouts.request"), "1s"));
+        cryptoWorkers = Values.positiveInt("crypto.workers",
+                or(source.get("crypto.workers"), Integer.toString(Runtime.getRuntime().availableProcessors())));
+        cryptoQueue = Values.positiveInt("crypto.queue", or(source.get("crypto.queue"), "4096"));
+        cryptoProvider = or(source.get("crypto.provider"), "auto").toLowerCase(Locale.ROOT);
+        if (!cryptoProvider.equals("auto") && !cryptoProvider.equals("accp") && !cryptoProvider.equals("jdk")) {
+            throw new ConfigException("crypto.provider: '" + cryptoProvider + "' is not one of auto, accp, jdk");
+        }
+        if (requestDeadline.isZero() || handshakeTimeout.isZero()) {
+            throw new ConfigException("timeouts.request and timeouts.handshake must be greater than zero");
+        }
+    }
+
+    /** Reads and validates every setting, then rejects names that no setting uses. */
+    public static KeyServerConfig from(ConfigSource source) {
+        KeyServerConfig config = new KeyServerConfig(source);
+        source.rejectUnknown();
+        return config;
+    }
+
+    /** The defaults, under {@code dataDir}. */
+    public static KeyServerConfig defaults(Path dataDir) {
+        try {
+            return from(new ConfigSource(java.util.Map.of("data", dataDir.toString()), java.util.Map.of(), null));
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** The store that holds the keys: an ElasticStore under {@code <data>/keys}. */
+    public ElasticStoreConfig storeConfig() {
+        return ElasticStoreConfig.builder(dataDir.resolve("keys"))
+                .memoryBudgetBytes(storeMemoryBytes)
+                .fsyncPolicy(storeFsync)
+                .maxValueSize(64 * 1024)
+                .averageValueSize(4096)
+                .averageKeySize(72)
+                .build();
+    }
+
+    public Path dataDir() { return dataDir; }
+    public InetSocketAddress listen() { return listen; }
+    public InetSocketAddress adminListen() { return adminListen; }
+    public Path tlsCertificate() { return tlsCertificate; }
+    public Path tlsKey() { return tlsKey; }
+    public Path tlsClientCa() { return tlsClientCa; }
+    /** The CRL file, or {@code null} when revocation is not checked. */
+    public Path tlsCrl() { return tlsCrl; }
+    public TlsProvider tlsProvider() { return tlsProvider; }
+    public Duration reloadInterval() { return reloadInterval; }
+    public Path policyFile() { return policyFile; }
+    public Path kekFile() { return kekFile; }
+    public int keyCacheSize() { return keyCacheSize; }
+    public long storeMemoryBytes() { return storeMemoryBytes; }
+    public FsyncPolicy storeFsync() { return storeFsync; }
+    public int maxBodyBytes() { return maxBodyBytes; }
+    public int maxHeaderBytes() { return maxHeaderBytes; }
+    public int maxConnections() { return maxConnections; }
+    public int maxStreams() { return maxStreams; }
+    public Duration handshakeTimeout() { return handshakeTimeout; }
+    public Duration idleTimeout() { return idleTimeout; }
+    public Duration requestDeadline() { return requestDeadline; }
+    public int cryptoWorkers() { return cryptoWorkers; }
+    public int cryptoQueue() { return cryptoQueue; }
+    /** {@code auto}, {@code accp} or {@code jdk}. */
+    public String cryptoProvider() { return cryptoProvider; }
+
+    /** Whether the TLS files are the development PKI's defaults under the data directory. */
+    public boolean usesDevelopmentPki() {
+        Path pki = dataDir.resolve("pki");
+        return tlsCertificate.equals(pki.resolve("server.pem")) && tlsKey.equals(pki.resolve("server.key"))
+                && tlsClientCa.equals(pki.resolve("ca.pem"));
+    }
+
+    private static String or(String value, String fallback) {
+        return value != null ? value : fallback;
+    }
+
+    private static Path path(ConfigSource source, String name, Path fallback) {
+        String value = source.get(name);
+        return value == null ? fallback : Path.of(value).toAbsolutePath().normalize();
+    }
+
+    private static int intSize(ConfigSource source, String name, String fallback) {
+        long bytes = Values.size(name, or(source.get(name), fallback));
+        if (bytes < 256 || bytes > (1 << 24)) {
+            throw new ConfigException(name + ": " + bytes + " bytes is outside 256 bytes to 16 MiB");
+        }
+        return (int) bytes;
+    }
+
+    private static <E extends Enum<E>> E enumValue(Class<E> type, String name, String text) {
+        try {
+            return Enum.valueOf(type, text.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            StringBuilder valid = new StringBuilder();
+            for (E constant : type.getEnumConstants()) {
+                valid.append(valid.length() == 0 ? "" : ", ").append(constant.name().toLowerCase(Locale.ROOT));
+            }
+            throw new ConfigException(name + ": '" + text + "' is not one of " + valid);
+        }
+    }
+}
