@@ -39,7 +39,7 @@ public final class KeyServerMetrics {
             for (SkiError error : ERRORS) {
                 requests[method.ordinal()][1 + error.ordinal()] = requestCounter(method.wireName(), error.text());
             }
-            latency[method.ordinal()] = Timer.builder("elastikey_ski_request_duration")
+            latency[method.ordinal()] = Timer.builder("elastikey.ski.request.duration")
                     .description("Time from a decoded SKI request to its answer, by method")
                     .tag("method", method.wireName())
                     .publishPercentileHistogram()
@@ -49,19 +49,19 @@ public final class KeyServerMetrics {
         }
         // Requests that failed before their method was known (bad JSON, wrong path).
         malformedByReason[0] = requestCounter("unknown", SkiError.MALFORMED_REQUEST.text());
-        Gauge.builder("elastikey_connections_open", openConnections, AtomicInteger::get)
+        Gauge.builder("elastikey.connections.open", openConnections, AtomicInteger::get)
                 .description("Open client connections").register(registry);
-        FunctionCounter.builder("elastikey_connections_refused", refusedConnections, LongAdder::sum)
+        FunctionCounter.builder("elastikey.connections.refused", refusedConnections, LongAdder::sum)
                 .description("Connections closed at once because limits.connections was reached")
                 .register(registry);
-        FunctionCounter.builder("elastikey_tls_handshake_failures", failedHandshakes, LongAdder::sum)
+        FunctionCounter.builder("elastikey.tls.handshake.failures", failedHandshakes, LongAdder::sum)
                 .description("TLS handshakes that failed: no, expired, revoked or untrusted client certificates, "
                         + "timeouts, protocol errors")
                 .register(registry);
     }
 
     private Counter requestCounter(String method, String result) {
-        return Counter.builder("elastikey_ski_requests")
+        return Counter.builder("elastikey.ski.requests")
                 .description("SKI requests answered, by method and result")
                 .tag("method", method)
                 .tag("result", result)
