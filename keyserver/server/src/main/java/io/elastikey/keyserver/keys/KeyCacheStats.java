@@ -1,0 +1,20 @@
+// KeyCacheStats -- how well the parsed-key cache works: hits, misses, size.
+package io.elastikey.keyserver.keys;
+
+/**
+ * A snapshot of the parsed-key cache, for metrics. A hit is a {@link KeyRepository#find} answered from memory; a
+ * miss went to the store (and, for a known key, unsealed and parsed it). With the cache disabled every find is a
+ * miss.
+ *
+ * @param hits          finds answered from the cache
+ * @param misses        finds that read the store
+ * @param size          parsed keys held now
+ * @param maximumSize   the configured bound; 0 when the cache is disabled
+ */
+public record KeyCacheStats(long hits, long misses, long size, long maximumSize) {
+    /** Hits over all finds, or 0 before the first find. */
+    public double hitRatio() {
+        long total = hits + misses;
+        return total == 0 ? 0 : (double) hits / total;
+    }
+}

@@ -1,0 +1,264 @@
+// KeyRepository -- private keys sealed at rest in any KeyValueStore, found by any of their identifiers.
+package io.elastikey.keyserver.keys;
+
+import static io.elastikey.keyserver.keys.StoreLayout.aliasKey;
+import static io.elastikey.keyserver.keys.StoreLayout.recordKey;
+
+import io.elastikey.keyserver.config.KeyServerConfig;
+import io.elastikey.protocol.pki.KeyIds;
+import io.elastikey.store.KeyValueStore;
+import io.elastikey.store.elastic.ElasticStore;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * The key server's keys. Each key is one record in a {@link KeyValueStore}, its private key sealed with
+ * AES-256-GCM under the {@link Kek}; every other identifier a client may send (certificate SHA-1, Keyless SKI,
+ * modulus digest) is an alias entry pointing at the key ID. The layout is in {@link StoreLayout} and
+ * {@link KeyRecord}, and in prose in docs/keys.md.
+ *
+ * <p>Reading: {@link #find} resolves an identifier (one store {@code get} for a key ID, two for an alias), unseals
+ * the record, parses the key once through the {@link PrivateKeyParser}, and keeps the result in a bounded cache
+ * ({@link KeyCache}), so a hot key costs a hash lookup. Listing, showing and exporting read only the clear fields
+ * and never unseal. Writing goes through {@link KeyWriter}, one {@code putAll} per batch.
+ *
+ * <p>Only the {@link KeyValueStore} interface is used, so ElasticStore, Redis or an in-memory map all work; with
+ * ElasticStore (what {@link #open} uses) one process at a time owns the store.
+ *
+ * <p>Thread-safe: finds run concurrently with each other and with writes; writes are serialized.
+ */
+public final class KeyRepository implements AutoCloseable {
+    private static final byte[] KEK_CHECK_TEXT = "elastikey key-encryption key check".getBytes(StandardCharsets.US_ASCII);
+
+    private final KeyValueStore store;
+    private final boolean ownsStore;
+    private final KeyUnsealer unsealer;
+    private final KeyWriter writer;
+    private final KeyCache cache;
+
+    /**
+     * A repository on {@code store}, which the caller keeps and closes.
+     *
+     * @param cacheSize the most parsed keys (and, separately, aliases) kept in memory; 0 disables the cache
+     * @throws KekException when the store's keys were sealed under another KEK
+     */
+    public KeyRepository(KeyValueStore store, Kek kek, PrivateKeyParser parser, long cacheSize) {
+        this(store, false, kek, parser, cacheSize);
+    }
+
+    private KeyRepository(KeyValueStore store, boolean ownsStore, Kek kek, PrivateKeyParser parser,
+                          long cacheSize) {
+        this.store = store;
+        this.ownsStore = ownsStore;
+        this.cache = new KeyCache(cacheSize);
+        Sealer sealer = new Sealer(kek);
+        checkKek(store, sealer, kek);
+        this.unsealer = new KeyUnsealer(sealer, kek, parser);
+        this.writer = new KeyWriter(store, sealer);
+    }
+
+    /**
+     * The repository the server and the {@code keys} commands share: an {@link ElasticStore} in
+     * {@code config.storeConfig()}, the KEK from {@value Kek#ENVIRONMENT_VARIABLE} or {@code config.kekFile()},
+     * and a cache of {@code config.keyCacheSize()} keys. A missing KEK file is created (mode 0600) only while the
+     * store holds no sealed data, so a lost or mistyped KEK path never silently starts a second KEK.
+     */
+    public static KeyRepository open(KeyServerConfig config, PrivateKeyParser parser) {
+        ElasticStore store = ElasticStore.open(config.storeConfig());
+        try {
+            Map<String, String> environment = System.getenv();
+            Kek kek;
+            if (Kek.isAvailable(environment, config.kekFile())) {
+                kek = Kek.resolve(environment, config.kekFile());
+            } else if (store.contains(StoreLayout.KEK_CHECK)) {
+                throw new KekException("the key store in " + config.storeConfig().directory() + " holds keys "
+                        + "sealed under a KEK, but KEK file " + config.kekFile() + " does not exist and "
+                        + Kek.ENVIRONMENT_VARIABLE + " is not set; restore the file or set the variable");
+            } else {
+                kek = Kek.create(config.kekFile());
+            }
+            return new KeyRepository(store, true, kek, parser, config.keyCacheSize());
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /** Adds one key, or updates it when already stored; returns its key ID. See {@link #addAll}. */
+    public String add(KeyEntry entry) {
+        return addAll(List.of(entry)).get(0);
+    }
+
+    /**
+     * Adds keys in one store batch. A key already stored is updated, never duplicated: the entry's certificate
+     * becomes its current one (an earlier certificate keeps resolving), its tags replace the old ones.
+     *
+     * @return the key IDs, in the order of {@code entries}
+     * @throws IllegalStateException when an alias of an entry names another key; nothing is written then
+     * @throws IllegalArgumentException when a record exceeds the store's value size limit
+     */
+    public List<String> addAll(List<KeyEntry> entries) {
+        writer.addAll(entries);
+        List<String> keyIds = new ArrayList<>(entries.size());
+        for (KeyEntry entry : entries) {
+            cache.invalidate(entry.keyId(), List.of());
+            keyIds.add(entry.keyId());
+        }
+        return keyIds;
+    }
+
+    /**
+     * The key named by {@code identifier} (key ID, certificate SHA-1, Keyless SKI or modulus digest, hex in either
+     * case), unsealed and parsed; {@code null} when no key has that identifier or it is not 40 or 64 hex digits.
+     *
+     * @throws SealedRecordException when the key's record does not open (wrong KEK, tampering, damage)
+     */
+    public LoadedKey find(String identifier) {
+        String id;
+        try {
+            id = KeyIds.normalize(identifier);
+        } catch (IllegalArgumentException e) {
+            cache.unknown();
+            return null;
+        }
+        LoadedKey cached = cache.lookup(id);
+        return cached != null ? cached : load(id, KeyIds.parse(id));
+    }
+
+    /** {@link #find(String)} for the 20 or 32 bytes of an identifier, as the Keyless protocol carries them. */
+    public LoadedKey find(byte[] identifier) {
+        if (identifier.length != KeyIds.SHA1_LENGTH && identifier.length != KeyIds.SHA256_LENGTH) {
+            cache.unknown();
+            return null;
+        }
+        String id = KeyIds.hex(identifier);
+        LoadedKey cached = cache.lookup(id);
+        return cached != null ? cached : load(id, identifier.clone());
+    }
+
+    /**
+     * The key ID {@code identifier} names, or {@code null}; nothing is unsealed.
+     *
+     * @throws IllegalArgumentException when {@code identifier} is not 40 or 64 hex digits
+     */
+    public String resolve(String identifier) {
+        byte[] keyId = resolveBytes(KeyIds.parse(identifier));
+        return keyId == null ? null : KeyIds.hex(keyId);
+    }
+
+    /**
+     * Removes the key {@code identifier} names, with every alias and certificate of it.
+     *
+     * @return whether there was such a key
+     * @throws IllegalArgumentException when {@code identifier} is not 40 or 64 hex digits
+     */
+    public boolean remove(String identifier) {
+        byte[] keyId = resolveBytes(KeyIds.parse(identifier));
+        List<String> aliases = keyId == null ? null : writer.remove(keyId);
+        if (aliases == null) {
+            return false;
+        }
+        cache.invalidate(KeyIds.hex(keyId), aliases);
+        return true;
+    }
+
+    /**
+     * Visits the summary of every key, in store order, until {@code visitor} returns {@code false}. Streams: holds
+     * one record at a time, so it copes with millions of keys. Weakly consistent, like {@link KeyValueStore#forEach}.
+     */
+    public void forEachKey(Predicate<KeySummary> visitor) {
+        PublicView.forEachKey(store, visitor);
+    }
+
+    /** The public details of the key {@code identifier} names, or {@code null}. */
+    public KeyDetails details(String identifier) {
+        byte[] keyId = resolveBytes(KeyIds.parse(identifier));
+        return keyId == null ? null : PublicView.details(store, keyId);
+    }
+
+    /**
+     * The PEM certificates of the key {@code identifier} names, current first, then earlier ones: each the leaf
+     * alone, or with its issuers when {@code chains}. Empty when there is no such key.
+     */
+    public List<String> certificatesPem(String identifier, boolean chains) {
+        byte[] keyId = resolveBytes(KeyIds.parse(identifier));
+        return keyId == null ? List.of() : PublicView.certificatesPem(store, keyId, chains);
+    }
+
+    /** Visits the PEM of every stored certificate (key ID, PEM), as {@link #certificatesPem} shapes it. */
+    public void forEachCertificatePem(boolean chains, java.util.function.BiConsumer<String, String> visitor) {
+        PublicView.forEachCertificatePem(store, chains, visitor);
+    }
+
+    /** The number of keys, kept up to date by every add and remove. */
+    public long count() {
+        return writer.count();
+    }
+
+    /** Counts the keys by walking the store and corrects the kept count (it can lag after a crash). */
+    public long recount() {
+        return writer.recount();
+    }
+
+    public KeyCacheStats cacheStats() {
+        return cache.stats();
+    }
+
+    /** Closes the store when this repository opened it ({@link #open}). */
+    @Override
+    public void close() {
+        if (ownsStore) {
+            store.close();
+        }
+    }
+
+    private LoadedKey load(String id, byte[] identifier) {
+        long generation = cache.generation();
+        byte[] keyId = identifier;
+        byte[] stored = identifier.length == KeyIds.SHA256_LENGTH ? store.get(recordKey(identifier)) : null;
+        if (stored == null) {
+            keyId = store.get(aliasKey(identifier));
+            stored = keyId == null ? null : store.get(recordKey(keyId));
+        }
+        if (stored == null) {
+            cache.unknown();
+            return null;
+        }
+        byte[] record = stored;
+        byte[] resolvedKeyId = keyId;
+        return cache.load(id, KeyIds.hex(keyId), generation, k -> unsealer.unseal(resolvedKeyId, record));
+    }
+
+    private byte[] resolveBytes(byte[] identifier) {
+        if (identifier.length == KeyIds.SHA256_LENGTH && store.contains(recordKey(identifier))) {
+            return identifier;
+        }
+        byte[] keyId = store.get(aliasKey(identifier));
+        return keyId != null && store.contains(recordKey(keyId)) ? keyId : null;
+    }
+
+    /** Proves the KEK is the store's (or, for a store without one, makes it so) before anything is sealed. */
+    private static void checkKek(KeyValueStore store, Sealer sealer, Kek kek) {
+        byte[] check = store.get(StoreLayout.KEK_CHECK);
+        if (check == null) {
+            store.put(StoreLayout.KEK_CHECK, sealer.seal(KEK_CHECK_TEXT, StoreLayout.KEK_CHECK));
+            return;
+        }
+        try {
+            byte[] text = sealer.unseal(check, StoreLayout.KEK_CHECK);
+            if (MessageDigest.isEqual(text, KEK_CHECK_TEXT)) {
+                return;
+            }
+        } catch (GeneralSecurityException e) {
+            // falls through to the error below
+        }
+        throw new KekException("the KEK from " + kek.source() + " is not the key-encryption key this key store "
+                + "was sealed with; use the original KEK (a store's keys cannot be opened with another)");
+    }
+}

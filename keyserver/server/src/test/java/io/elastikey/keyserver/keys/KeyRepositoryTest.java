@@ -1,0 +1,261 @@
+// KeyRepositoryTest -- keys in a real ElasticStore: every type, every alias, reopen, update, remove, cache.
+package io.elastikey.keyserver.keys;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.elastikey.protocol.pki.KeyIds;
+import io.elastikey.protocol.pki.KeyType;
+import io.elastikey.store.KeyValueStore;
+import io.elastikey.store.elastic.ElasticStore;
+import io.elastikey.store.elastic.ElasticStoreConfig;
+import io.elastikey.store.elastic.FsyncPolicy;
+
+import java.nio.file.Path;
+import java.security.Signature;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KeyRepositoryTest {
+    static final Kek KEK = Kek.fromBase64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", "test KEK");
+
+    @TempDir
+    Path dir;
+    ElasticStore store;
+    KeyRepository keys;
+
+    static ElasticStore openStore(Path dir) {
+        return ElasticStore.open(ElasticStoreConfig.builder(dir).memoryBudgetBytes(1 << 20).indexCapacity(10_000)
+                .fsyncPolicy(FsyncPolicy.NEVER).segmentSizeBytes(1 << 20).build());
+    }
+
+    @BeforeEach
+    void open() {
+        store = openStore(dir);
+        keys = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 100);
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void everyKeyTypeRoundTrips() throws Exception {
+        for (KeyType type : KeyType.values()) {
+            KeyEntry entry = TestKeys.entry(type, type.cliName() + ".example.test", "t-" + type.cliName());
+            String keyId = keys.add(entry);
+
+            LoadedKey loaded = keys.find(keyId);
+            assertThat(loaded.keyId()).isEqualTo(keyId).isEqualTo(KeyIds.keyId(entry.certificate().getPublicKey()));
+            assertThat(loaded.type()).isEqualTo(type);
+            assertThat(loaded.tags()).containsExactly("t-" + type.cliName());
+            assertThat(loaded.names()).containsExactly(type.cliName() + ".example.test");
+            assertThat(loaded.certificate()).isEqualTo(entry.certificate());
+            assertThat(loaded.privateKey().getEncoded()).isEqualTo(entry.privateKey().getEncoded());
+            assertSigns(loaded);
+        }
+        assertThat(keys.count()).isEqualTo(KeyType.values().length);
+    }
+
+    @Test
+    void everyAliasResolvesToTheSameKey() {
+        KeyEntry rsa = TestKeys.entry(KeyType.RSA_2048, "rsa.example.test");
+        String keyId = keys.add(rsa);
+        var publicKey = rsa.certificate().getPublicKey();
+        String fingerprint = KeyIds.hex(KeyIds.certificateSha1(rsa.certificate()));
+        List<String> identifiers = List.of(keyId, keyId.toUpperCase(Locale.ROOT), fingerprint,
+                fingerprint.toUpperCase(Locale.ROOT), KeyIds.hex(KeyIds.keylessSki(publicKey)),
+                KeyIds.hex(KeyIds.modulusDigest(publicKey)));
+        for (String identifier : identifiers) {
+            assertThat(keys.find(identifier)).as(identifier).isNotNull()
+                    .extracting(LoadedKey::keyId).isEqualTo(keyId);
+            assertThat(keys.resolve(identifier)).isEqualTo(keyId);
+        }
+        assertThat(keys.find(KeyIds.keylessSki(publicKey)).keyId()).isEqualTo(keyId);
+        assertThat(keys.find(KeyIds.modulusDigest(publicKey)).keyId()).isEqualTo(keyId);
+        assertThat(keys.find(KeyIds.certificateSha1(rsa.certificate())).keyId()).isEqualTo(keyId);
+    }
+
+    @Test
+    void unknownOrMalformedIdentifiersFindNothing() {
+        keys.add(TestKeys.entry(KeyType.EC_P256, "ec.example.test"));
+        assertThat(keys.find("0".repeat(40))).isNull();
+        assertThat(keys.find("ab".repeat(32))).isNull();
+        assertThat(keys.find("not hex")).isNull();
+        assertThat(keys.find((String) null)).isNull();
+        assertThat(keys.find(new byte[7])).isNull();
+        assertThat(keys.resolve("0".repeat(64))).isNull();
+        assertThatThrownBy(() -> keys.resolve("xyz")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void everyKeyIsThereAfterReopening() {
+        List<String> ids = new ArrayList<>();
+        for (KeyType type : KeyType.values()) {
+            ids.add(keys.add(TestKeys.entry(type, type.cliName() + ".example.test")));
+        }
+        List<KeyEntry> bulk = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            bulk.add(TestKeys.fresh(KeyType.EC_P256, "key-" + i + ".example.test"));
+        }
+        ids.addAll(keys.addAll(bulk));
+        store.close();
+
+        store = openStore(dir);
+        keys = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 100);
+        assertThat(keys.count()).isEqualTo(ids.size());
+        for (String id : ids) {
+            assertThat(keys.find(id)).as(id).isNotNull();
+        }
+        assertThat(keys.find(ids.get(ids.size() - 1)).names()).containsExactly("key-199.example.test");
+    }
+
+    @Test
+    void addingTheSameKeyAgainUpdatesIt() {
+        KeyEntry first = TestKeys.entry(KeyType.EC_P384, "first.example.test", "old");
+        String keyId = keys.add(first);
+        assertThat(keys.add(TestKeys.entry(TestKeys.pair(KeyType.EC_P384), "first.example.test"))).isEqualTo(keyId);
+        KeyEntry renewed = TestKeys.entry(KeyType.EC_P384, "second.example.test", "new");
+        keys.add(renewed);
+
+        assertThat(keys.count()).isEqualTo(1);
+        LoadedKey loaded = keys.find(keyId);
+        assertThat(loaded.tags()).containsExactly("new");
+        assertThat(loaded.certificate()).isEqualTo(renewed.certificate());
+        assertThat(loaded.names()).containsExactly("second.example.test");
+        // The earlier certificate still names the key, and the key lists three certificates.
+        assertThat(keys.find(KeyIds.hex(KeyIds.certificateSha1(first.certificate()))).keyId()).isEqualTo(keyId);
+        assertThat(keys.details(keyId).summary().certificates()).isEqualTo(3);
+        assertThat(keys.certificatesPem(keyId, false)).hasSize(3);
+        // Adding the earlier certificate again changes the tags only.
+        keys.add(first);
+        assertThat(keys.details(keyId).summary().certificates()).isEqualTo(3);
+        assertThat(keys.find(keyId).tags()).containsExactly("old");
+    }
+
+    @Test
+    void oneBatchMayCertifyOneKeyManyTimes() {
+        List<KeyEntry> pooled = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            pooled.add(TestKeys.entry(KeyType.RSA_2048, "pool-" + i + ".example.test"));
+        }
+        List<String> ids = keys.addAll(pooled);
+        assertThat(Set.copyOf(ids)).hasSize(1);
+        assertThat(keys.count()).isEqualTo(1);
+        for (KeyEntry entry : pooled) {
+            assertThat(keys.find(KeyIds.certificateSha1(entry.certificate()))).isNotNull();
+        }
+        AtomicInteger exported = new AtomicInteger();
+        keys.forEachCertificatePem(false, (id, pem) -> exported.incrementAndGet());
+        assertThat(exported).hasValue(10);
+        assertThat(keys.find(ids.get(0)).names()).containsExactly("pool-9.example.test");
+    }
+
+    @Test
+    void removeRemovesTheRecordAndEveryAlias() {
+        long emptySize = store.size();
+        KeyEntry rsa = TestKeys.entry(KeyType.RSA_3072, "gone.example.test");
+        String keyId = keys.add(rsa);
+        keys.add(TestKeys.entry(KeyType.RSA_3072, "gone-too.example.test"));
+        String fingerprint = KeyIds.hex(KeyIds.certificateSha1(rsa.certificate()));
+        assertThat(keys.find(fingerprint)).isNotNull(); // now cached under the alias too
+
+        assertThat(keys.remove(fingerprint.toUpperCase(Locale.ROOT))).isTrue();
+
+        var publicKey = rsa.certificate().getPublicKey();
+        for (String identifier : List.of(keyId, fingerprint, KeyIds.hex(KeyIds.keylessSki(publicKey)),
+                KeyIds.hex(KeyIds.modulusDigest(publicKey)))) {
+            assertThat(keys.find(identifier)).as(identifier).isNull();
+        }
+        assertThat(store.size()).isEqualTo(emptySize);
+        assertThat(keys.count()).isZero();
+        assertThat(keys.remove(keyId)).isFalse();
+    }
+
+    @Test
+    void listingStreamsSummariesAndStopsWhenAsked() {
+        List<KeyEntry> bulk = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            bulk.add(TestKeys.fresh(KeyType.ED25519, "list-" + i + ".example.test", "bulk"));
+        }
+        keys.addAll(bulk);
+        List<KeySummary> all = new ArrayList<>();
+        keys.forEachKey(all::add);
+        assertThat(all).hasSize(50).allSatisfy(s -> {
+            assertThat(s.type()).isEqualTo(KeyType.ED25519);
+            assertThat(s.tags()).containsExactly("bulk");
+            assertThat(s.modulusDigest()).isNull();
+            assertThat(s.names()).singleElement().asString().startsWith("list-");
+        });
+        AtomicInteger seen = new AtomicInteger();
+        keys.forEachKey(s -> seen.incrementAndGet() < 7);
+        assertThat(seen).hasValue(7);
+        assertThat(keys.recount()).isEqualTo(50);
+    }
+
+    @Test
+    void cacheKeepsParsedKeysAndCountsHits() {
+        String keyId = keys.add(TestKeys.entry(KeyType.EC_P256, "cached.example.test"));
+        LoadedKey first = keys.find(keyId);
+        assertThat(keys.find(keyId)).isSameAs(first);
+        assertThat(keys.cacheStats()).isEqualTo(new KeyCacheStats(1, 1, 1, 100));
+    }
+
+    @Test
+    void cacheSizeZeroUnsealsOnEveryFind() throws Exception {
+        KeyRepository uncached = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 0);
+        String keyId = uncached.add(TestKeys.entry(KeyType.EC_P256, "uncached.example.test"));
+        LoadedKey first = uncached.find(keyId);
+        LoadedKey second = uncached.find(keyId);
+        assertThat(second).isNotSameAs(first);
+        assertThat(second.privateKey()).isEqualTo(first.privateKey());
+        assertSigns(second);
+        assertThat(uncached.cacheStats()).isEqualTo(new KeyCacheStats(0, 2, 0, 0));
+    }
+
+    @Test
+    void worksOnAnyKeyValueStore() {
+        try (KeyValueStore map = new MapStore()) {
+            KeyRepository onMap = new KeyRepository(map, KEK, new JdkPrivateKeyParser(), 10);
+            KeyEntry entry = TestKeys.entry(KeyType.ED25519, "map.example.test");
+            String keyId = onMap.add(entry);
+            assertThat(onMap.find(KeyIds.hex(KeyIds.certificateSha1(entry.certificate()))).keyId()).isEqualTo(keyId);
+            assertThat(onMap.remove(keyId)).isTrue();
+            assertThat(map.size()).isEqualTo(2); // the KEK check and the count
+        }
+    }
+
+    @Test
+    void anAliasNamingAnotherKeyIsRefusedAndNothingIsWritten() {
+        KeyEntry victim = TestKeys.entry(KeyType.EC_P256, "victim.example.test");
+        KeyEntry other = TestKeys.fresh(KeyType.EC_P256, "other.example.test");
+        // As if a digest of the new key collided with one of another key's.
+        store.put(StoreLayout.aliasKey(KeyIds.keylessSki(other.certificate().getPublicKey())),
+                KeyIds.spkiSha256(victim.certificate().getPublicKey()));
+        long size = store.size();
+        assertThatThrownBy(() -> keys.addAll(List.of(victim, other))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Keyless SKI").hasMessageContaining("already names key");
+        assertThat(store.size()).isEqualTo(size);
+        assertThat(keys.count()).isZero();
+    }
+
+    static void assertSigns(LoadedKey key) throws Exception {
+        Signature signer = Signature.getInstance(key.type().signatureAlgorithm());
+        signer.initSign(key.privateKey());
+        signer.update(new byte[] {1, 2, 3});
+        byte[] signature = signer.sign();
+        Signature verifier = Signature.getInstance(key.type().signatureAlgorithm());
+        verifier.initVerify(key.certificate().getPublicKey());
+        verifier.update(new byte[] {1, 2, 3});
+        assertThat(verifier.verify(signature)).as(key.type().cliName()).isTrue();
+    }
+}
