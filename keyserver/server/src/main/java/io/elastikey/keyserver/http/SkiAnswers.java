@@ -1,6 +1,7 @@
 package io.elastikey.keyserver.http;
 
 import io.elastikey.protocol.ski.SkiError;
+import io.elastikey.protocol.ski.SkiJson;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -10,8 +11,6 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 
 /**
  * Builds the two shapes of SKI answer: {@code 200 {"output":"<base64>"}} and
@@ -19,17 +18,12 @@ import java.util.Base64;
  * so nothing from a request or a stack trace can reach a client.
  */
 final class SkiAnswers {
-    private static final byte[] OUTPUT_PREFIX = "{\"output\":\"".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] OUTPUT_SUFFIX = "\"}".getBytes(StandardCharsets.US_ASCII);
-    private static final Base64.Encoder BASE64 = Base64.getEncoder();
-
     private SkiAnswers() {
     }
 
     static FullHttpResponse output(ByteBufAllocator alloc, HttpVersion version, byte[] output) {
-        byte[] encoded = BASE64.encode(output);
-        ByteBuf body = alloc.buffer(OUTPUT_PREFIX.length + encoded.length + OUTPUT_SUFFIX.length);
-        body.writeBytes(OUTPUT_PREFIX).writeBytes(encoded).writeBytes(OUTPUT_SUFFIX);
+        ByteBuf body = alloc.buffer(16 + (output.length + 2) / 3 * 4);
+        SkiJson.encodeOutput(output, body);
         return json(version, HttpResponseStatus.OK, body);
     }
 
@@ -41,7 +35,7 @@ final class SkiAnswers {
     static FullHttpResponse error(ByteBufAllocator alloc, HttpVersion version, HttpResponseStatus status,
                                   SkiError error) {
         ByteBuf body = alloc.buffer(error.text().length() + 16);
-        body.writeCharSequence("{\"error\":\"" + error.text() + "\"}", StandardCharsets.US_ASCII);
+        SkiJson.encodeError(error, body);
         return json(version, status, body);
     }
 
