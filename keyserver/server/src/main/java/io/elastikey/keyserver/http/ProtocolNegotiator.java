@@ -35,6 +35,12 @@ final class ProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
         this.handlers = handlers;
     }
 
+    /** Counted and logged by {@link ClientAuthenticationHandler}; a stack trace per bad client is noise. */
+    @Override
+    protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+    }
+
     @Override
     protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
         ChannelPipeline pipeline = ctx.pipeline();
