@@ -1,6 +1,7 @@
 // Main -- the `elastikey` command: one picocli root whose subcommands come from every module.
 package io.elastikey.launcher;
 
+import io.elastikey.keyserver.cli.KeyServerCommand;
 import io.elastikey.launcher.cli.PkiCommand;
 import io.elastikey.launcher.demo.StoreDemo;
 import io.elastikey.perf.Benchmarks;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Key-server suite for split TLS at the network edge.",
-        subcommands = {StoreDemo.class, PkiCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {StoreDemo.class, KeyServerCommand.class, PkiCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "./elastikey test runs every test (handled by the launcher script, not by this program)."})
 public final class Main implements Runnable {
 

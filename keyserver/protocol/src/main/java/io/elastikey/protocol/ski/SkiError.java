@@ -30,6 +30,19 @@ public enum SkiError {
         return text;
     }
 
+    /**
+     * The error answered with this HTTP status, or {@code null}. Each status belongs to one error, so a client can
+     * still name an error whose body was lost or mangled by a proxy.
+     */
+    public static SkiError fromStatus(int status) {
+        for (SkiError error : VALUES) {
+            if (error.status == status) {
+                return error;
+            }
+        }
+        return null;
+    }
+
     /** The error with this text, or {@code null}. */
     public static SkiError fromText(String text) {
         for (SkiError error : VALUES) {

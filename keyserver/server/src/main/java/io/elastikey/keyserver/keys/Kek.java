@@ -165,6 +165,20 @@ public final class Kek {
         return key;
     }
 
+    /** HMAC-SHA256 of {@code purpose} under the KEK: a separate 32-byte secret per purpose (see KeyRepository). */
+    byte[] derive(String purpose) {
+        byte[] raw = key.getEncoded();
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(raw, "HmacSHA256"));
+            return mac.doFinal(("elastikey " + purpose).getBytes(StandardCharsets.UTF_8));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is unavailable", e);
+        } finally {
+            Arrays.fill(raw, (byte) 0);
+        }
+    }
+
     @Override
     public String toString() {
         return "Kek[" + source + "]";

@@ -41,6 +41,7 @@ public final class KeyRepository implements AutoCloseable {
     private final KeyUnsealer unsealer;
     private final KeyWriter writer;
     private final KeyCache cache;
+    private final Kek kek;
 
     /**
      * A repository on {@code store}, which the caller keeps and closes.
@@ -57,6 +58,7 @@ public final class KeyRepository implements AutoCloseable {
         this.store = store;
         this.ownsStore = ownsStore;
         this.cache = new KeyCache(cacheSize);
+        this.kek = kek;
         Sealer sealer = new Sealer(kek);
         checkKek(store, sealer, kek);
         this.unsealer = new KeyUnsealer(sealer, kek, parser);
@@ -129,6 +131,18 @@ public final class KeyRepository implements AutoCloseable {
         }
         LoadedKey cached = cache.lookup(id);
         return cached != null ? cached : load(id, KeyIds.parse(id));
+    }
+
+    /**
+     * The key {@code identifier} names when it is in the parsed-key cache, else {@code null}. Never reads the
+     * store, so an event loop may call it; on {@code null} call {@link #find(String)} from a thread that may block.
+     */
+    public LoadedKey findCached(String identifier) {
+        try {
+            return cache.lookup(KeyIds.normalize(identifier));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** {@link #find(String)} for the 20 or 32 bytes of an identifier, as the Keyless protocol carries them. */
@@ -204,6 +218,19 @@ public final class KeyRepository implements AutoCloseable {
     /** Counts the keys by walking the store and corrects the kept count (it can lag after a crash). */
     public long recount() {
         return writer.recount();
+    }
+
+    /**
+     * A 32-byte secret for {@code purpose}, derived from the KEK: every server sharing a KEK derives the same one,
+     * and no purpose's secret reveals the KEK or another purpose's secret.
+     */
+    public byte[] derivedSecret(String purpose) {
+        return kek.derive(purpose);
+    }
+
+    /** The statistics of the store under the repository. */
+    public io.elastikey.store.StoreStats storeStats() {
+        return store.stats();
     }
 
     public KeyCacheStats cacheStats() {

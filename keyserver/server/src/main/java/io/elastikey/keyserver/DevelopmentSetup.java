@@ -1,0 +1,56 @@
+package io.elastikey.keyserver;
+
+import io.elastikey.keyserver.authz.ClientIdentity;
+import io.elastikey.keyserver.config.KeyServerConfig;
+import io.elastikey.protocol.pki.DevPki;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertificateException;
+
+/**
+ * What the server creates on first start when it runs on the defaults: a development PKI in
+ * {@code <data>/pki} and a policy granting that PKI's client certificate every key. Both are
+ * logged loudly; neither is created when the operator configured their own files.
+ */
+final class DevelopmentSetup {
+    private static final Logger log = LoggerFactory.getLogger(DevelopmentSetup.class);
+
+    private DevelopmentSetup() {
+    }
+
+    static void prepare(KeyServerConfig config) throws IOException, GeneralSecurityException {
+        Files.createDirectories(config.dataDir());
+        if (!config.usesDevelopmentPki()) {
+            return;
+        }
+        boolean existed = Files.exists(config.tlsCertificate());
+        DevPki pki = DevPki.loadOrCreate(config.dataDir().resolve("pki"));
+        if (!existed) {
+            log.warn("created a DEVELOPMENT PKI in {} (set tls.certificate, tls.key and tls.client-ca for production)",
+                    pki.directory());
+        }
+        if (!Files.exists(config.policyFile())) {
+            writeDevelopmentPolicy(config, pki);
+        }
+    }
+
+    private static void writeDevelopmentPolicy(KeyServerConfig config, DevPki pki) throws IOException,
+            CertificateException {
+        ClientIdentity client = ClientIdentity.of(pki.client().certificate());
+        String policy = """
+                # Written by the key server on first start with the development PKI.
+                # It lets the development client certificate (%s) use every key.
+                # Replace it with your own rules: see docs/authorization.md.
+                rule development-client
+                  client fingerprint %s
+                  allow all
+                """.formatted(pki.directory().resolve(DevPki.CLIENT_CERTIFICATE), client.fingerprint());
+        Files.writeString(config.policyFile(), policy, StandardCharsets.UTF_8);
+        log.warn("created a DEVELOPMENT policy {} granting the dev client every key", config.policyFile());
+    }
+}

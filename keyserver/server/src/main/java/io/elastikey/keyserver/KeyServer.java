@@ -1,0 +1,176 @@
+package io.elastikey.keyserver;
+
+import io.elastikey.keyserver.admin.AdminServer;
+import io.elastikey.keyserver.admin.KeyServerMetrics;
+import io.elastikey.keyserver.audit.AuditLog;
+import io.elastikey.keyserver.authz.ClientIdentity;
+import io.elastikey.keyserver.authz.LivePolicy;
+import io.elastikey.keyserver.config.FileWatcher;
+import io.elastikey.keyserver.config.KeyServerConfig;
+import io.elastikey.keyserver.crypto.CryptoEngine;
+import io.elastikey.keyserver.crypto.CryptoEngineConfig;
+import io.elastikey.keyserver.crypto.CryptoMetrics;
+import io.elastikey.keyserver.crypto.CryptoOperations;
+import io.elastikey.keyserver.crypto.CryptoProvider;
+import io.elastikey.keyserver.crypto.ProviderChoice;
+import io.elastikey.keyserver.http.KeyServerInitializer;
+import io.elastikey.keyserver.http.Transports;
+import io.elastikey.keyserver.keys.KeyRepository;
+import io.elastikey.keyserver.ski.AuditingRequestLog;
+import io.elastikey.keyserver.ski.Caller;
+import io.elastikey.keyserver.ski.CallerResolver;
+import io.elastikey.keyserver.ski.KeySkiService;
+import io.elastikey.keyserver.tls.ReloadingSslContext;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.security.cert.CertificateException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The key server, assembled: configuration in, a listening SKI endpoint and admin endpoint
+ * out. {@link #start} builds every part in dependency order and {@link #close} takes them down
+ * in reverse, finishing requests already accepted.
+ */
+public final class KeyServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(KeyServer.class);
+
+    private final KeyServerConfig config;
+    private final Deque<AutoCloseable> parts = new ArrayDeque<>();
+    private KeyRepository repository;
+    private CryptoProvider provider;
+    private Channel channel;
+    private AdminServer admin;
+    private volatile boolean ready;
+
+    private KeyServer(KeyServerConfig config) {
+        this.config = config;
+    }
+
+    /** Starts a key server; on any failure everything already started is closed again. */
+    public static KeyServer start(KeyServerConfig config) throws Exception {
+        KeyServer server = new KeyServer(config);
+        try {
+            server.startParts();
+            return server;
+        } catch (Exception | Error e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    private void startParts() throws Exception {
+        DevelopmentSetup.prepare(config);
+        provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()));
+        log.info("crypto provider: {}", provider.description());
+        repository = started(KeyRepository.open(config, provider.keyParser()));
+        LivePolicy policy = new LivePolicy(config.policyFile());
+        ReloadingSslContext tls = new ReloadingSslContext(config);
+        FileWatcher watcher = started(new FileWatcher(config.reloadInterval()));
+        tls.watch(watcher);
+        watcher.watch("access policy", List.of(config.policyFile()), policy::reload);
+        AuditLog audit = started(AuditLog.start(AuditLog.DEFAULT_CAPACITY));
+        ThreadPoolExecutor loaders = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(config.cryptoQueue()), new DefaultThreadFactory("key-loader", true),
+                new ThreadPoolExecutor.AbortPolicy());
+        started(loaders::shutdown);
+        EventLoopGroup acceptors = Transports.eventLoopGroup(1, "ski-accept");
+        EventLoopGroup io = Transports.eventLoopGroup(0, "ski-io");
+        started(() -> {
+            acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        });
+        // Closed before the event loops, so operations in flight can still send their answers.
+        CryptoEngine engine = started(new CryptoEngine(
+                new CryptoOperations(provider, repository.derivedSecret("ski implicit rejection v1")),
+                CryptoEngineConfig.defaults().withWorkers(config.cryptoWorkers())
+                        .withQueueCapacity(config.cryptoQueue())));
+
+        KeyServerMetrics metrics = new KeyServerMetrics();
+        new CryptoMetrics(engine, provider).bindTo(metrics.registry());
+        bindGauges(metrics, audit, tls);
+        KeySkiService service = new KeySkiService(repository, engine, loaders);
+        CallerResolver callers = (certificate, remote) -> {
+            try {
+                ClientIdentity identity = ClientIdentity.of(certificate);
+                return new Caller(identity, remote, policy.grantsFor(identity)::permits);
+            } catch (CertificateException e) {
+                throw new IllegalStateException("unreadable client certificate", e);
+            }
+        };
+        channel = new ServerBootstrap()
+                .group(acceptors, io)
+                .channel(Transports.serverChannel(io))
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new KeyServerInitializer(config, tls, metrics, callers, service,
+                        new AuditingRequestLog(metrics, audit)))
+                .bind(config.listen()).sync().channel();
+        started(() -> channel.close().syncUninterruptibly());
+        admin = started(AdminServer.start(config.adminListen(), io, metrics, () -> ready));
+        ready = true;
+        log.info("key server listening on {} ({}, {}), admin on {}, {} keys, policy {} ({} rules)",
+                address(), Transports.name(), tls.current().getClass().getSimpleName(), admin.address(),
+                repository.count(), config.policyFile(), policy.current().ruleCount());
+    }
+
+    /** Remembers a started part; {@link #close} closes parts in the reverse order of their start. */
+    private <T extends AutoCloseable> T started(T part) {
+        parts.push(part);
+        return part;
+    }
+
+    private void bindGauges(KeyServerMetrics metrics, AuditLog audit, ReloadingSslContext tls) {
+        metrics.gauge("elastikey.keys.stored", "Keys in the repository", repository, KeyRepository::count);
+        metrics.gauge("elastikey.keys.cache.hit.ratio", "Hit ratio of the parsed-key cache", repository,
+                r -> r.cacheStats().hitRatio());
+        metrics.gauge("elastikey.store.entries", "Entries in the key store", repository,
+                r -> r.storeStats().entries());
+        metrics.gauge("elastikey.store.memory.bytes", "Bytes of the key store in its memory tier", repository,
+                r -> r.storeStats().memoryBytes());
+        metrics.gauge("elastikey.store.hit.ratio", "Key store lookups answered from memory", repository,
+                r -> r.storeStats().hitRatio());
+        metrics.counter("elastikey.audit.written", "Audit lines written", audit, AuditLog::written);
+        metrics.counter("elastikey.audit.dropped", "Audit lines dropped because the queue was full", audit,
+                AuditLog::dropped);
+        metrics.counter("elastikey.tls.reloads", "TLS context rebuilds after file changes", tls,
+                ReloadingSslContext::generation);
+    }
+
+    /** The SKI endpoint's bound address (the real port when {@code listen} asked for port 0). */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    public InetSocketAddress adminAddress() {
+        return admin.address();
+    }
+
+    public KeyServerConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() {
+        ready = false;
+        while (!parts.isEmpty()) {
+            AutoCloseable part = parts.pop();
+            try {
+                part.close();
+            } catch (Exception e) {
+                log.warn("closing {} failed: {}", part, e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.elastikey.keyserver.admin;
+
+import io.elastikey.keyserver.http.Transports;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+
+import java.net.InetSocketAddress;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The plain-HTTP admin endpoint: metrics and health for Prometheus and orchestrators. It binds
+ * to loopback by default ({@code admin.listen}) because it is not authenticated; it never
+ * shows key material, only counts and timings.
+ */
+public final class AdminServer implements AutoCloseable {
+    private final Channel channel;
+
+    private AdminServer(Channel channel) {
+        this.channel = channel;
+    }
+
+    public static AdminServer start(InetSocketAddress address, EventLoopGroup group, KeyServerMetrics metrics,
+                                    BooleanSupplier ready) throws InterruptedException {
+        AdminHandler handler = new AdminHandler(metrics, ready);
+        Channel channel = new ServerBootstrap()
+                .group(group)
+                .channel(Transports.serverChannel(group))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(
+                                new ReadTimeoutHandler(30),
+                                new HttpServerCodec(4096, 8192, 8192),
+                                new HttpObjectAggregator(4096),
+                                handler);
+                    }
+                })
+                .bind(address).sync().channel();
+        return new AdminServer(channel);
+    }
+
+    public InetSocketAddress address() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+    }
+}

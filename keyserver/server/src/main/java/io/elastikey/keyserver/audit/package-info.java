@@ -1,0 +1,6 @@
+/**
+ * The audit trail: one JSON line per request ({@link io.elastikey.keyserver.audit.AuditEvent}), written off the
+ * request path by {@link io.elastikey.keyserver.audit.AuditLog} to the SLF4J logger {@code elastikey.audit}.
+ * The event type has no field that could carry key material, request inputs or outputs.
+ */
+package io.elastikey.keyserver.audit;

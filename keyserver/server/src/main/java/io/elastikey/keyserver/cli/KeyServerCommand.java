@@ -1,0 +1,40 @@
+package io.elastikey.keyserver.cli;
+
+import io.elastikey.keyserver.KeyServer;
+import io.elastikey.keyserver.config.ConfigOptions;
+import io.elastikey.keyserver.config.KeyServerConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code elastikey keyserver}: runs the key server until SIGINT or SIGTERM. */
+@Command(name = "keyserver", mixinStandardHelpOptions = true,
+        description = {"Serve SKI (JSON over HTTPS, mutual TLS, HTTP/1.1 and HTTP/2) with the keys in the data "
+                + "directory.",
+                "With no configuration: ./elastikey-data, 127.0.0.1:8443, admin on 127.0.0.1:9080, and a dev PKI, "
+                        + "KEK and policy created on first start. Settings: docs/keyserver.md."},
+        footer = {"", "Examples:",
+                "  ./elastikey keyserver",
+                "  ./elastikey keyserver --data /var/lib/elastikey --set listen=:8443 --set crypto.workers=8",
+                "  ELASTIKEY_TLS_CRL=/etc/elastikey/clients.crl ./elastikey keyserver --config keyserver.conf"})
+public final class KeyServerCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOptions options;
+
+    @Override
+    public Integer call() throws Exception {
+        KeyServerConfig config = options.load();
+        KeyServer server = KeyServer.start(config);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "keyserver-shutdown"));
+        System.out.println("key server ready on " + server.address() + ", admin on " + server.adminAddress()
+                + " (Ctrl-C stops)");
+        stopped.await();
+        return 0;
+    }
+}

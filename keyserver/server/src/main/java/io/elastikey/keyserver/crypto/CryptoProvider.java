@@ -1,0 +1,197 @@
+package io.elastikey.keyserver.crypto;
+
+import io.elastikey.keyserver.keys.PrivateKeyParser;
+import io.elastikey.protocol.pki.KeyType;
+
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.Provider;
+import java.security.Security;
+import java.security.Signature;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import javax.crypto.Cipher;
+import javax.crypto.Mac;
+import javax.crypto.NoSuchPaddingException;
+
+/**
+ * The JCA providers the crypto engine takes its objects from: Amazon Corretto Crypto Provider
+ * first when it is selected, then the JDK's built-in providers, per algorithm.
+ *
+ * <p>Why per algorithm: ACCP does not offer everything. Version 2.5, for one, signs with Ed25519
+ * but registers no Ed25519 {@code KeyFactory} (unless started with
+ * {@code -Dcom.amazon.corretto.crypto.provider.registerEdKeyFactory=true}); such an algorithm
+ * comes from the JDK while the rest stays on ACCP. {@link #providerName} says who serves what.
+ *
+ * <p>Why name the JDK providers instead of asking {@code getInstance(algorithm)}: once ACCP is
+ * installed it is first in the JVM-wide list, so "the default" would be ACCP again. A JDK
+ * selection therefore only ever uses providers that live in the JDK's own modules.
+ *
+ * <p>Instances are immutable and thread-safe; the JCA objects they create are not, which is why
+ * callers keep them per thread ({@link JcaObjects}).
+ */
+public final class CryptoProvider {
+    private static final String JDK_NAME = "JDK";
+
+    private final Provider accp;
+    private final String name;
+    private final String version;
+    private final String fallbackReason;
+    private final List<Provider> candidates;
+
+    private CryptoProvider(Provider accp, String name, String version, String fallbackReason) {
+        this.accp = accp;
+        this.name = name;
+        this.version = version;
+        this.fallbackReason = fallbackReason;
+        List<Provider> list = new ArrayList<>();
+        if (accp != null) {
+            list.add(accp);
+        }
+        list.addAll(jdkProviders());
+        this.candidates = List.copyOf(list);
+    }
+
+    /**
+     * Selects the providers for {@code choice}; for {@link ProviderChoice#AUTO} and
+     * {@link ProviderChoice#ACCP} this loads, self-tests and installs ACCP.
+     *
+     * @throws IllegalStateException when {@link ProviderChoice#ACCP} is asked for and ACCP cannot be loaded
+     */
+    public static CryptoProvider select(ProviderChoice choice) {
+        if (choice == ProviderChoice.JDK) {
+            return jdk();
+        }
+        AccpLoader.Result accp = AccpLoader.load();
+        if (accp.loaded()) {
+            return new CryptoProvider(accp.provider(), accp.provider().getName(), accp.version(), null);
+        }
+        if (choice == ProviderChoice.ACCP) {
+            throw new IllegalStateException("crypto provider accp was required but is unavailable: " + accp.problem());
+        }
+        return new CryptoProvider(null, JDK_NAME, jdkVersion(), accp.problem());
+    }
+
+    /** Selects as {@value ProviderChoice#SYSTEM_PROPERTY} says, {@link ProviderChoice#AUTO} when it is unset. */
+    public static CryptoProvider fromSystemProperty() {
+        return select(ProviderChoice.fromSystemProperty(ProviderChoice.AUTO));
+    }
+
+    /** The JDK's built-in providers only. */
+    public static CryptoProvider jdk() {
+        return new CryptoProvider(null, JDK_NAME, jdkVersion(), null);
+    }
+
+    /** {@code AmazonCorrettoCryptoProvider}, or {@code JDK}: the label of the provider metric. */
+    public String name() {
+        return name;
+    }
+
+    /** ACCP's version (e.g. {@code 2.5.0}), or the Java version for the JDK's providers. */
+    public String version() {
+        return version;
+    }
+
+    public boolean isAccp() {
+        return accp != null;
+    }
+
+    /** Why {@link ProviderChoice#AUTO} ended on the JDK's providers, if it did. */
+    public Optional<String> fallbackReason() {
+        return Optional.ofNullable(fallbackReason);
+    }
+
+    /** The parser that turns PKCS#8 into this selection's own key objects. */
+    public PrivateKeyParser keyParser() {
+        return new ProviderKeyParser(this);
+    }
+
+    /**
+     * One line for the start-up log: name, version, the provider of each key type's key objects,
+     * and why ACCP is not in use when it is not.
+     */
+    public String description() {
+        String keys = Arrays.stream(KeyType.values())
+                .map(type -> type.cliName() + "=" + providerName("KeyFactory", type.keyAlgorithm()))
+                .collect(Collectors.joining(", "));
+        return name + " " + version + " (keys: " + keys + ")"
+                + (fallbackReason == null ? "" : "; ACCP not used: " + fallbackReason);
+    }
+
+    @Override
+    public String toString() {
+        return name + " " + version;
+    }
+
+    /** The name of the provider that serves {@code type}/{@code algorithm}, or {@code "none"}. */
+    public String providerName(String type, String algorithm) {
+        for (Provider p : candidates) {
+            if (p.getService(type, algorithm) != null) {
+                return p.getName();
+            }
+        }
+        return "none";
+    }
+
+    Signature signature(String algorithm) throws NoSuchAlgorithmException {
+        return first(algorithm, Signature::getInstance);
+    }
+
+    Cipher cipher(String transformation) throws NoSuchAlgorithmException {
+        return first(transformation, Cipher::getInstance);
+    }
+
+    MessageDigest messageDigest(String algorithm) throws NoSuchAlgorithmException {
+        return first(algorithm, MessageDigest::getInstance);
+    }
+
+    Mac mac(String algorithm) throws NoSuchAlgorithmException {
+        return first(algorithm, Mac::getInstance);
+    }
+
+    KeyFactory keyFactory(String algorithm) throws NoSuchAlgorithmException {
+        return first(algorithm, KeyFactory::getInstance);
+    }
+
+    /** How a JCA class makes an instance from a given provider. */
+    @FunctionalInterface
+    private interface Factory<T> {
+        T create(String algorithm, Provider provider) throws GeneralSecurityException;
+    }
+
+    private <T> T first(String algorithm, Factory<T> factory) throws NoSuchAlgorithmException {
+        for (Provider provider : candidates) {
+            try {
+                return factory.create(algorithm, provider);
+            } catch (NoSuchAlgorithmException | NoSuchPaddingException e) {
+                // not offered by this one: try the next
+            } catch (GeneralSecurityException e) {
+                throw new NoSuchAlgorithmException(algorithm + " from " + provider.getName() + " failed", e);
+            }
+        }
+        throw new NoSuchAlgorithmException(algorithm + " is offered by none of "
+                + candidates.stream().map(Provider::getName).collect(Collectors.joining(", ")));
+    }
+
+    /** The installed providers that belong to the JDK itself (modules java.* and jdk.*), in priority order. */
+    private static List<Provider> jdkProviders() {
+        List<Provider> jdk = new ArrayList<>();
+        for (Provider p : Security.getProviders()) {
+            Module module = p.getClass().getModule();
+            String moduleName = module.isNamed() ? module.getName() : "";
+            if (moduleName.startsWith("java.") || moduleName.startsWith("jdk.")) {
+                jdk.add(p);
+            }
+        }
+        return jdk;
+    }
+
+    private static String jdkVersion() {
+        return System.getProperty("java.version");
+    }
+}

@@ -1,0 +1,66 @@
+package io.elastikey.keyserver.crypto;
+
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.Signature;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+import javax.crypto.Cipher;
+
+/**
+ * One thread's JCA objects, made on first use and kept: {@code getInstance} walks the provider
+ * list, reflects and, with ACCP, allocates native contexts, which costs more than some of the
+ * operations themselves. JCA objects are not thread-safe, so each worker thread has its own
+ * ({@link CryptoOperations} holds these in a {@code ThreadLocal}).
+ *
+ * <p>{@code Signature} objects are keyed by {@link SignatureRecipe}, whose parameters (PSS) are
+ * set once here; {@code initSign} with another key keeps them. Objects hold the last key they
+ * were initialised with until the next operation replaces it.
+ *
+ * <p>Not thread-safe, by design.
+ */
+final class JcaObjects {
+    /** Raw RSA, both ways: no padding added or removed by the provider. */
+    static final String RAW_RSA = "RSA/ECB/NoPadding";
+
+    private final CryptoProvider provider;
+    private final Map<SignatureRecipe, Signature> signatures = new EnumMap<>(SignatureRecipe.class);
+    private final Map<String, MessageDigest> digests = new HashMap<>(4);
+    private Cipher rawRsa;
+
+    JcaObjects(CryptoProvider provider) {
+        this.provider = provider;
+    }
+
+    /** The signature object of {@code recipe}, parameters set, not yet initialised with a key. */
+    Signature signature(SignatureRecipe recipe) throws GeneralSecurityException {
+        Signature signature = signatures.get(recipe);
+        if (signature == null) {
+            signature = provider.signature(recipe.jcaAlgorithm());
+            if (recipe.parameters() != null) {
+                signature.setParameter(recipe.parameters());
+            }
+            signatures.put(recipe, signature);
+        }
+        return signature;
+    }
+
+    /** The {@value #RAW_RSA} cipher; callers {@code init} it for each operation. */
+    Cipher rawRsa() throws GeneralSecurityException {
+        if (rawRsa == null) {
+            rawRsa = provider.cipher(RAW_RSA);
+        }
+        return rawRsa;
+    }
+
+    /** A reset digest of {@code algorithm} ({@code digest()} leaves it reset for the next use). */
+    MessageDigest digest(String algorithm) throws GeneralSecurityException {
+        MessageDigest digest = digests.get(algorithm);
+        if (digest == null) {
+            digest = provider.messageDigest(algorithm);
+            digests.put(algorithm, digest);
+        }
+        return digest;
+    }
+}

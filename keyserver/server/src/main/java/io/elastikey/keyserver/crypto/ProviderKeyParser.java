@@ -1,0 +1,89 @@
+package io.elastikey.keyserver.crypto;
+
+import io.elastikey.keyserver.keys.PrivateKeyParser;
+import io.elastikey.protocol.pki.KeyType;
+
+import java.math.BigInteger;
+import java.security.AlgorithmParameters;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PrivateKey;
+import java.security.interfaces.ECKey;
+import java.security.interfaces.RSAKey;
+import java.security.spec.ECGenParameterSpec;
+import java.security.spec.ECParameterSpec;
+import java.security.spec.InvalidKeySpecException;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Parses PKCS#8 with the {@code KeyFactory} of the selected provider, so each key becomes that
+ * provider's own key object once, when loaded. Handing a provider a foreign key object instead
+ * makes it convert the key on every {@code initSign}: ACCP re-encodes and re-parses it.
+ *
+ * <p>Where the provider has no factory for an algorithm the JDK's is used (see
+ * {@link CryptoProvider}); with ACCP 2.5 this is the case for Ed25519, whose JDK key ACCP's
+ * signer then converts when a worker switches to it.
+ *
+ * <p>The parsed key is checked against the declared {@link KeyType} (RSA modulus size, EC
+ * curve), so a record whose type is wrong fails here and not later, mid-handshake.
+ *
+ * <p>Thread-safe: {@code KeyFactory} objects are kept per thread.
+ */
+final class ProviderKeyParser implements PrivateKeyParser {
+    private static final BigInteger P256_ORDER = orderOf("secp256r1");
+    private static final BigInteger P384_ORDER = orderOf("secp384r1");
+
+    private final CryptoProvider provider;
+    private final ThreadLocal<Map<String, KeyFactory>> factories = ThreadLocal.withInitial(() -> new HashMap<>(4));
+
+    ProviderKeyParser(CryptoProvider provider) {
+        this.provider = provider;
+    }
+
+    @Override
+    public PrivateKey parse(KeyType type, byte[] pkcs8) throws GeneralSecurityException {
+        Map<String, KeyFactory> mine = factories.get();
+        KeyFactory factory = mine.get(type.keyAlgorithm());
+        if (factory == null) {
+            factory = provider.keyFactory(type.keyAlgorithm());
+            mine.put(type.keyAlgorithm(), factory);
+        }
+        PrivateKey key = factory.generatePrivate(new PKCS8EncodedKeySpec(pkcs8));
+        if (!matches(type, key)) {
+            throw new InvalidKeySpecException("the PKCS#8 key is not a " + type.cliName() + " key");
+        }
+        return key;
+    }
+
+    private static boolean matches(KeyType type, PrivateKey key) {
+        return switch (type) {
+            case RSA_2048 -> rsaBits(key) == 2048;
+            case RSA_3072 -> rsaBits(key) == 3072;
+            case RSA_4096 -> rsaBits(key) == 4096;
+            case EC_P256 -> P256_ORDER.equals(ecOrder(key));
+            case EC_P384 -> P384_ORDER.equals(ecOrder(key));
+            case ED25519 -> "Ed25519".equalsIgnoreCase(key.getAlgorithm()) || "EdDSA".equalsIgnoreCase(key.getAlgorithm());
+        };
+    }
+
+    private static int rsaBits(PrivateKey key) {
+        return key instanceof RSAKey rsa ? rsa.getModulus().bitLength() : -1;
+    }
+
+    /** The group order names the curve: two curves of one size (P-256, secp256k1) differ in it. */
+    private static BigInteger ecOrder(PrivateKey key) {
+        return key instanceof ECKey ec ? ec.getParams().getOrder() : null;
+    }
+
+    private static BigInteger orderOf(String curve) {
+        try {
+            AlgorithmParameters parameters = AlgorithmParameters.getInstance("EC");
+            parameters.init(new ECGenParameterSpec(curve));
+            return parameters.getParameterSpec(ECParameterSpec.class).getOrder();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("this JDK does not know curve " + curve, e);
+        }
+    }
+}

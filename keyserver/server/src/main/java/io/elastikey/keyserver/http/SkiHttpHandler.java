@@ -1,0 +1,147 @@
+package io.elastikey.keyserver.http;
+
+import io.elastikey.keyserver.ski.Caller;
+import io.elastikey.keyserver.ski.RequestLog;
+import io.elastikey.keyserver.ski.SkiService;
+import io.elastikey.protocol.ski.SkiError;
+import io.elastikey.protocol.ski.SkiException;
+import io.elastikey.protocol.ski.SkiJson;
+import io.elastikey.protocol.ski.SkiRequest;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletionException;
+
+/**
+ * The application step of the pipeline: checks the HTTP envelope ({@code POST /}, JSON),
+ * decodes the SKI request, hands it to the {@link SkiService} and writes the answer in
+ * request order. One instance per connection (HTTP/1.1) or per stream (HTTP/2).
+ */
+final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final Logger log = LoggerFactory.getLogger(SkiHttpHandler.class);
+
+    private final SkiService service;
+    private final RequestLog requestLog;
+    private final long deadlineNanos;
+    private final ResponseSequencer sequencer = new ResponseSequencer();
+
+    SkiHttpHandler(SkiService service, RequestLog requestLog, long deadlineNanos) {
+        this.service = service;
+        this.requestLog = requestLog;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        long start = System.nanoTime();
+        Caller caller = ClientAuthenticationHandler.caller(ctx.channel());
+        HttpVersion version = request.protocolVersion();
+        if (request.decoderResult().isFailure()) {
+            rejectUndecodable(ctx, request, caller, start);
+            return;
+        }
+        ResponseSequencer.Slot slot = sequencer.reserve(!HttpUtil.isKeepAlive(request));
+        HttpResponseStatus envelopeProblem = envelopeProblem(request);
+        if (envelopeProblem != null) {
+            answerError(ctx, slot, version, envelopeProblem, SkiError.MALFORMED_REQUEST, caller, null, start);
+            return;
+        }
+        SkiRequest ski;
+        try {
+            ski = SkiJson.decodeRequest(request.content());
+        } catch (SkiException e) {
+            log.debug("malformed request from {}: {}", caller.name(), e.getMessage());
+            answerError(ctx, slot, version, null, e.error(), caller, null, start);
+            return;
+        }
+        service.execute(caller, ski, start + deadlineNanos).whenComplete((output, failure) -> {
+            if (ctx.executor().inEventLoop()) {
+                answer(ctx, slot, version, caller, ski, output, failure, start);
+            } else {
+                ctx.executor().execute(() -> answer(ctx, slot, version, caller, ski, output, failure, start));
+            }
+        });
+    }
+
+    private void answer(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, HttpVersion version, Caller caller,
+                        SkiRequest ski, byte[] output, Throwable failure, long start) {
+        if (failure == null) {
+            sequencer.complete(ctx, slot, SkiAnswers.output(ctx.alloc(), version, output));
+            requestLog.answered(caller, ski.method(), ski.spki(), null, System.nanoTime() - start);
+            return;
+        }
+        SkiError error = errorOf(failure);
+        if (error == SkiError.UNSPECIFIED_ERROR) {
+            log.warn("{} from {} on {} failed: {}", ski.method().wireName(), caller.name(), ski.spki(),
+                    failure instanceof SkiException ? failure.getMessage() : failure.toString());
+        }
+        answerError(ctx, slot, version, null, error, caller, ski, start);
+    }
+
+    private void answerError(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, HttpVersion version,
+                             HttpResponseStatus status, SkiError error, Caller caller, SkiRequest ski, long start) {
+        FullHttpResponse response = status == null
+                ? SkiAnswers.error(ctx.alloc(), version, error)
+                : SkiAnswers.error(ctx.alloc(), version, status, error);
+        if (status == HttpResponseStatus.METHOD_NOT_ALLOWED) {
+            response.headers().set(HttpHeaderNames.ALLOW, "POST");
+        }
+        sequencer.complete(ctx, slot, response);
+        requestLog.answered(caller, ski == null ? null : ski.method(), ski == null ? null : ski.spki(), error,
+                System.nanoTime() - start);
+    }
+
+    /** A request the HTTP codec could not parse: answer once, then close, since the stream is out of sync. */
+    private void rejectUndecodable(ChannelHandlerContext ctx, FullHttpRequest request, Caller caller, long start) {
+        Throwable cause = request.decoderResult().cause();
+        HttpResponseStatus status = cause instanceof TooLongFrameException
+                ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                : HttpResponseStatus.BAD_REQUEST;
+        ResponseSequencer.Slot slot = sequencer.reserve(true);
+        answerError(ctx, slot, HttpVersion.HTTP_1_1, status, SkiError.MALFORMED_REQUEST, caller, null, start);
+    }
+
+    /** Why the HTTP envelope is not an SKI request, as the status to answer; {@code null} when it is one. */
+    private static HttpResponseStatus envelopeProblem(FullHttpRequest request) {
+        if (!request.method().equals(HttpMethod.POST)) {
+            return HttpResponseStatus.METHOD_NOT_ALLOWED;
+        }
+        String uri = request.uri();
+        if (!uri.equals("/") && !uri.startsWith("/?")) {
+            return HttpResponseStatus.NOT_FOUND;
+        }
+        String type = request.headers().get(HttpHeaderNames.CONTENT_TYPE);
+        if (type != null && !type.regionMatches(true, 0, "application/json", 0, 16)) {
+            return HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE;
+        }
+        return null;
+    }
+
+    static SkiError errorOf(Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        return cause instanceof SkiException ski ? ski.error() : SkiError.UNSPECIFIED_ERROR;
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        sequencer.discardRemaining();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("closing {} after {}", ctx.channel(), cause.toString());
+        ctx.close();
+    }
+}

@@ -1,0 +1,56 @@
+package io.elastikey.keyserver.tls;
+
+import io.elastikey.keyserver.config.FileWatcher;
+import io.elastikey.keyserver.config.KeyServerConfig;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.ReferenceCountUtil;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The server's current TLS context, rebuilt when its certificate, key, CA bundle or CRL file
+ * changes. New connections use the newest context; open connections keep the one they
+ * handshook with, so a reload drops nothing.
+ */
+public final class ReloadingSslContext {
+    private final KeyServerConfig config;
+    private volatile SslContext current;
+    private volatile long generation;
+
+    public ReloadingSslContext(KeyServerConfig config) throws IOException, GeneralSecurityException {
+        this.config = config;
+        this.current = ServerTlsContexts.build(config);
+    }
+
+    /** Watches the TLS files with {@code watcher}. */
+    public void watch(FileWatcher watcher) {
+        List<Path> files = new ArrayList<>(List.of(config.tlsCertificate(), config.tlsKey(), config.tlsClientCa()));
+        if (config.tlsCrl() != null) {
+            files.add(config.tlsCrl());
+        }
+        watcher.watch("TLS certificate, key, CA bundle and CRL", files, this::reload);
+    }
+
+    /** Builds a new context from the files; on failure the old one stays in use. */
+    public void reload() throws IOException, GeneralSecurityException {
+        SslContext old = current;
+        current = ServerTlsContexts.build(config);
+        generation++;
+        // Engines made from the old context hold their own references (OpenSSL contexts are
+        // reference counted), so open connections keep working after this release.
+        ReferenceCountUtil.release(old);
+    }
+
+    public SslContext current() {
+        return current;
+    }
+
+    /** How many times the context has been rebuilt; exported as a metric. */
+    public long generation() {
+        return generation;
+    }
+}

@@ -1,0 +1,121 @@
+package io.elastikey.keyserver.tls;
+
+import io.elastikey.keyserver.config.ConfigException;
+import io.elastikey.keyserver.config.KeyServerConfig;
+import io.elastikey.keyserver.config.KeyServerConfig.TlsProvider;
+import io.elastikey.protocol.pki.PemFiles;
+import io.netty.handler.codec.http2.Http2SecurityUtil;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CRL;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509CRL;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
+
+/**
+ * Builds the key server's TLS context from files: its certificate chain and key, the CA
+ * bundle client certificates must chain to, and an optional CRL. A client certificate is
+ * always required; TLS 1.2 and 1.3 only; ALPN offers {@code h2} then {@code http/1.1}.
+ *
+ * <p>BoringSSL (netty-tcnative) is used when it loads, the JDK's engine otherwise, unless
+ * {@code tls.provider} forces one.
+ */
+public final class ServerTlsContexts {
+    private ServerTlsContexts() {
+    }
+
+    /** The provider {@code wanted} resolves to on this machine. */
+    public static SslProvider provider(TlsProvider wanted) {
+        return switch (wanted) {
+            case OPENSSL -> {
+                if (!OpenSsl.isAvailable()) {
+                    throw new ConfigException("tls.provider=openssl but netty-tcnative does not load here: "
+                            + OpenSsl.unavailabilityCause());
+                }
+                yield SslProvider.OPENSSL;
+            }
+            case JDK -> SslProvider.JDK;
+            case AUTO -> OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
+        };
+    }
+
+    /** A new server context from the files {@code config} names. */
+    public static SslContext build(KeyServerConfig config) throws IOException, GeneralSecurityException {
+        List<X509Certificate> chain = PemFiles.readCertificates(config.tlsCertificate());
+        if (chain.isEmpty()) {
+            throw new ConfigException("tls.certificate " + config.tlsCertificate() + " holds no certificate");
+        }
+        List<X509Certificate> authorities = PemFiles.readCertificates(config.tlsClientCa());
+        if (authorities.isEmpty()) {
+            throw new ConfigException("tls.client-ca " + config.tlsClientCa() + " holds no certificate");
+        }
+        List<X509CRL> crls = config.tlsCrl() == null ? List.of() : readCrls(config.tlsCrl(), authorities);
+        return SslContextBuilder.forServer(PemFiles.readPrivateKey(config.tlsKey()), chain)
+                .sslProvider(provider(config.tlsProvider()))
+                .trustManager(trustManager(authorities, crls))
+                .clientAuth(ClientAuth.REQUIRE)
+                .protocols("TLSv1.3", "TLSv1.2")
+                .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)
+                .applicationProtocolConfig(new ApplicationProtocolConfig(
+                        ApplicationProtocolConfig.Protocol.ALPN,
+                        ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                        ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                        ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+                .build();
+    }
+
+    private static X509ExtendedTrustManager trustManager(List<X509Certificate> authorities, List<X509CRL> crls)
+            throws GeneralSecurityException, IOException {
+        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+        store.load(null, null);
+        for (int i = 0; i < authorities.size(); i++) {
+            store.setCertificateEntry("ca-" + i, authorities.get(i));
+        }
+        TrustManagerFactory factory = TrustManagerFactory.getInstance("PKIX");
+        factory.init(store);
+        for (TrustManager tm : factory.getTrustManagers()) {
+            if (tm instanceof X509ExtendedTrustManager x509) {
+                return crls.isEmpty() ? x509 : new RevocationCheckingTrustManager(x509, crls);
+            }
+        }
+        throw new GeneralSecurityException("the JDK offers no X.509 trust manager");
+    }
+
+    /** The CRLs in {@code file} (PEM or DER), each verified against the CA that issued it. */
+    static List<X509CRL> readCrls(Path file, List<X509Certificate> authorities)
+            throws IOException, GeneralSecurityException {
+        List<X509CRL> crls = new ArrayList<>();
+        try (InputStream in = Files.newInputStream(file)) {
+            for (CRL crl : CertificateFactory.getInstance("X.509").generateCRLs(in)) {
+                crls.add((X509CRL) crl);
+            }
+        }
+        for (X509CRL crl : crls) {
+            X509Certificate issuer = authorities.stream()
+                    .filter(ca -> ca.getSubjectX500Principal().equals(crl.getIssuerX500Principal()))
+                    .findFirst()
+                    .orElseThrow(() -> new ConfigException("tls.crl " + file + ": CRL issuer "
+                            + crl.getIssuerX500Principal() + " is not in tls.client-ca"));
+            crl.verify(issuer.getPublicKey());
+        }
+        return crls;
+    }
+}
