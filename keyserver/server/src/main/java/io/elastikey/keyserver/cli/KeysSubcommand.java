@@ -9,6 +9,7 @@ import io.elastikey.keyserver.keys.KekException;
 import io.elastikey.keyserver.keys.KeyRepository;
 import io.elastikey.keyserver.keys.SealedRecordException;
 import io.elastikey.store.StoreException;
+import io.elastikey.store.StoreLockedException;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -46,6 +47,9 @@ abstract class KeysSubcommand implements Callable<Integer> {
     public final Integer call() throws Exception {
         try {
             return run();
+        } catch (StoreLockedException e) {
+            return fail(e.getMessage() + "; the keys commands need the key store to themselves: stop the key "
+                    + "server (or the other keys command) first");
         } catch (CliException | KekException | SealedRecordException | ConfigException | StoreException
                  | IllegalArgumentException | IllegalStateException e) {
             return fail(e.getMessage());
