@@ -5,7 +5,9 @@ import io.elastikey.keyserver.keys.KeyRepository;
 import io.elastikey.protocol.pki.KeyIds;
 
 import java.io.BufferedWriter;
+import java.io.FilterWriter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -72,12 +74,12 @@ final class ExportPublicCommand extends KeysSubcommand {
         try {
             pem.write(text);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
     /** Standard output is flushed, not closed, when the export ends. */
-    private static final class NonClosingWriter extends java.io.FilterWriter {
+    private static final class NonClosingWriter extends FilterWriter {
         NonClosingWriter(Writer out) {
             super(out);
         }

@@ -1,4 +1,4 @@
-// KeyBatchMaker -- batches of certified keys for `keys generate`: a key (new, or from the RSA pool) and its certificate.
+// KeyBatchMaker -- batches for `keys generate`: a key (new, or from the RSA pool) and its certificate each.
 package io.elastikey.keyserver.cli;
 
 import io.elastikey.keyserver.keys.KeyEntry;
@@ -10,6 +10,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
+import java.util.IllegalFormatException;
 import java.util.List;
 import java.util.Set;
 
@@ -57,7 +58,7 @@ final class KeyBatchMaker {
     static String name(String namePattern, long index) {
         try {
             return String.format(namePattern, index);
-        } catch (java.util.IllegalFormatException e) {
+        } catch (IllegalFormatException e) {
             throw new IllegalArgumentException("--name '" + namePattern + "' must hold one %d for the key's "
                     + "number, e.g. key-%d.example.test");
         }

@@ -13,6 +13,7 @@ import io.elastikey.store.StoreLockedException;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.security.GeneralSecurityException;
@@ -58,7 +59,7 @@ abstract class KeysSubcommand implements Callable<Integer> {
                     + (e.getReason() == null ? "" : " (" + e.getReason() + ")"));
         } catch (AccessDeniedException e) {
             return fail("permission denied: " + e.getFile());
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             return fail(e.getCause().getMessage());
         } catch (IOException | GeneralSecurityException e) {
             return fail(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());

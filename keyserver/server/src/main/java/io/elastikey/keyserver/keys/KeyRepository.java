@@ -15,6 +15,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 
 /**
@@ -34,7 +35,8 @@ import java.util.function.Predicate;
  * <p>Thread-safe: finds run concurrently with each other and with writes; writes are serialized.
  */
 public final class KeyRepository implements AutoCloseable {
-    private static final byte[] KEK_CHECK_TEXT = "elastikey key-encryption key check".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] KEK_CHECK_TEXT =
+            "elastikey key-encryption key check".getBytes(StandardCharsets.US_ASCII);
 
     private final KeyValueStore store;
     private final boolean ownsStore;
@@ -206,7 +208,7 @@ public final class KeyRepository implements AutoCloseable {
     }
 
     /** Visits the PEM of every stored certificate (key ID, PEM), as {@link #certificatesPem} shapes it. */
-    public void forEachCertificatePem(boolean chains, java.util.function.BiConsumer<String, String> visitor) {
+    public void forEachCertificatePem(boolean chains, BiConsumer<String, String> visitor) {
         PublicView.forEachCertificatePem(store, chains, visitor);
     }
 

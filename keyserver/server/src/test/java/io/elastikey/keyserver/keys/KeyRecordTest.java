@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elastikey.protocol.pki.KeyType;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -42,7 +44,7 @@ class KeyRecordTest {
         byte[] bytes = RECORD.encode();
         assertThat(bytes[0]).isEqualTo((byte) 1);
         assertThat(bytes[1]).isEqualTo((byte) 3); // rsa4096
-        assertThat(java.nio.ByteBuffer.wrap(bytes, 2, 8).getLong()).isEqualTo(1_700_000_000_123L);
+        assertThat(ByteBuffer.wrap(bytes, 2, 8).getLong()).isEqualTo(1_700_000_000_123L);
         assertThat(bytes).endsWith(0, 0, 0, 3, 9, 8, 7);
     }
 
@@ -64,9 +66,9 @@ class KeyRecordTest {
         byte[] wrongType = bytes.clone();
         wrongType[1] = 77;
         assertThatThrownBy(() -> KeyRecord.decode(wrongType)).hasMessageContaining("key type code 77");
-        assertThatThrownBy(() -> KeyRecord.decode(java.util.Arrays.copyOf(bytes, bytes.length - 1)))
+        assertThatThrownBy(() -> KeyRecord.decode(Arrays.copyOf(bytes, bytes.length - 1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("truncated");
-        byte[] longer = java.util.Arrays.copyOf(bytes, bytes.length + 1);
+        byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
         assertThatThrownBy(() -> KeyRecord.decode(longer)).hasMessageContaining("inconsistent");
         assertThatThrownBy(() -> KeyRecord.decode(new byte[0])).isInstanceOf(IllegalArgumentException.class);
     }

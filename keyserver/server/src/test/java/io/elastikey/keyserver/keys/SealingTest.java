@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.stream.Stream;
@@ -61,7 +62,7 @@ class SealingTest {
         }
         // The scan can find things: the public certificate is stored in the clear.
         byte[] certificate = Base64.getEncoder().encode(entries.get(0).certificate().getEncoded());
-        assertThat(files.stream().anyMatch(f -> indexOf(f, java.util.Arrays.copyOf(certificate, 60)) >= 0)).isTrue();
+        assertThat(files.stream().anyMatch(f -> indexOf(f, Arrays.copyOf(certificate, 60)) >= 0)).isTrue();
     }
 
     @Test
@@ -112,7 +113,7 @@ class SealingTest {
                     .isInstanceOf(SealedRecordException.class).hasMessageContaining(keyId)
                     .hasMessageNotContaining(base64Key.substring(0, 16)).hasNoCause();
         }
-        store.put(recordKey, java.util.Arrays.copyOf(original, 30));
+        store.put(recordKey, Arrays.copyOf(original, 30));
         assertThatThrownBy(() -> keys.find(keyId)).isInstanceOf(SealedRecordException.class)
                 .hasMessageContaining("damaged");
         store.put(recordKey, original);
