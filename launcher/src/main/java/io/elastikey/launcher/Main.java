@@ -2,7 +2,9 @@
 package io.elastikey.launcher;
 
 import io.elastikey.keyserver.cli.KeyServerCommand;
+import io.elastikey.keyserver.cli.KeysCommand;
 import io.elastikey.launcher.cli.PkiCommand;
+import io.elastikey.launcher.cli.ProgressBar;
 import io.elastikey.launcher.demo.StoreDemo;
 import io.elastikey.perf.Benchmarks;
 import io.elastikey.perf.store.OpenLoopGet;
@@ -28,6 +30,7 @@ public final class Main implements Runnable {
     /** The command tree, shared by {@link #main} and tests. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
+        cl.addSubcommand("keys", new KeysCommand(ProgressBar::new));
         cl.addSubcommand("bench", new Benchmarks());
         cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand()).addSubcommand("store", new OpenLoopGet()));
         return cl.setCaseInsensitiveEnumValuesAllowed(true);

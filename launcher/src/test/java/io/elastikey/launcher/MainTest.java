@@ -46,6 +46,18 @@ class MainTest {
             assertThat(r.out()).as(name).contains("Usage:");
         }
         assertThat(run("pki", "init", "--help").out()).contains("--pki");
+        assertThat(run("keys", "--help").out()).contains("import", "generate", "export-public");
+    }
+
+    @Test
+    void keysCommandsShareTheDataDirectory() {
+        String data = tmp.resolve("data").toString();
+        Result generated = run("keys", "generate", "--count", "5", "--data", data);
+        assertThat(generated.code()).isZero();
+        assertThat(generated.out()).contains("generated 5 ec256");
+        assertThat(run("keys", "count", "--data", data).out().strip()).isEqualTo("5");
+        assertThat(tmp.resolve("data/kek")).exists();
+        assertThat(tmp.resolve("data/pki/ca.pem")).exists();
     }
 
     @Test
@@ -67,7 +79,9 @@ class MainTest {
     void pkiInitWritesOwnerOnlyKeys() throws Exception {
         Path dir = tmp.resolve("pki");
         assertThat(run("pki", "init", "--pki", dir.toString()).code()).isZero();
-        assertThat(dir.resolve("ca.pem")).exists();
+        for (String file : new String[] {"ca.pem", "ca.key", "server.pem", "server.key", "client.pem", "client.key"}) {
+            assertThat(dir.resolve(file)).exists();
+        }
         assertThat(Files.getPosixFilePermissions(dir.resolve("server.key")))
                 .containsOnly(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
         // A second run keeps the same CA.

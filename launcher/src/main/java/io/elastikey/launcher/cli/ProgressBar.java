@@ -1,14 +1,16 @@
 // ProgressBar -- one line of progress for long operations, redrawn in place on a terminal.
 package io.elastikey.launcher.cli;
 
+import io.elastikey.keyserver.cli.Progress;
 import java.io.PrintStream;
 
 /**
  * Draws {@code label [#####     ]  45%  45,000/100,000  12,345/s}. On a terminal the line is
  * redrawn in place at most ten times a second; when output goes to a file or pipe, a line is
- * printed at every tenth of the way instead, so logs stay readable.
+ * printed at every tenth of the way instead, so logs stay readable. It is the {@link Progress} the
+ * {@code keys} commands draw with.
  */
-public final class ProgressBar {
+public final class ProgressBar implements Progress {
 
     private static final int WIDTH = 30;
 
@@ -30,6 +32,7 @@ public final class ProgressBar {
     }
 
     /** Reports {@code done} units so far; cheap enough to call on every unit. */
+    @Override
     public void update(long done) {
         long now = System.nanoTime();
         if (terminal) {
@@ -48,6 +51,7 @@ public final class ProgressBar {
     }
 
     /** Draws the final state and ends the line. */
+    @Override
     public void finish(long done) {
         String l = line(done, System.nanoTime());
         if (terminal) {

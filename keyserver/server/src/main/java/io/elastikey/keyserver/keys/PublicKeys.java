@@ -29,7 +29,7 @@ import org.bouncycastle.math.ec.FixedPointCombMultiplier;
  * whose certificate is for another key; both need this. It costs one scalar multiplication for EC and Ed25519,
  * nothing for RSA, and no signature, so it is cheap enough for bulk imports.
  */
-final class PublicKeys {
+public final class PublicKeys {
     private PublicKeys() {
     }
 
@@ -39,7 +39,7 @@ final class PublicKeys {
      * @throws InvalidKeyException when the key is of an unsupported kind or lacks what derivation needs (an RSA
      *     key without its public exponent); the message names only the algorithm
      */
-    static PublicKey of(PrivateKey privateKey) throws GeneralSecurityException {
+    public static PublicKey of(PrivateKey privateKey) throws GeneralSecurityException {
         byte[] der = privateKey.getEncoded();
         if (der == null) {
             throw new InvalidKeyException("a " + privateKey.getAlgorithm() + " private key that cannot be exported");

@@ -1,0 +1,90 @@
+// ExportPublicCommand -- `keys export-public`: the PEM certificates of all or some keys, for edges and load generators.
+package io.elastikey.keyserver.cli;
+
+import io.elastikey.keyserver.keys.KeyRepository;
+import io.elastikey.protocol.pki.KeyIds;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * Writes every stored certificate (or those of the keys named) as PEM: one {@code CERTIFICATE} block per
+ * certificate, the leaf only unless {@code --chain}. A key stored under several certificates contributes each of
+ * them. This is public data: the load generator reads it to know which keys exist and to check signatures.
+ */
+@Command(name = "export-public", mixinStandardHelpOptions = true,
+        description = {"Export the PEM certificates of all keys, or of the keys named (public data only).",
+                "One CERTIFICATE block per certificate (leaf only, or leaf and issuers with --chain); a key "
+                        + "stored under several certificates contributes each. Streams, for millions of keys."})
+final class ExportPublicCommand extends KeysSubcommand {
+    @Parameters(paramLabel = "ID|ALIAS", arity = "0..*", description = "Keys to export (default: all).")
+    List<String> identifiers = new ArrayList<>();
+
+    @Option(names = "--out", paramLabel = "FILE", description = "Write to FILE instead of standard output.")
+    Path outFile;
+
+    @Option(names = "--chain", description = "Each certificate followed by its issuers.")
+    boolean chain;
+
+    @Override
+    int run() throws IOException {
+        try (KeyRepository keys = openRepository()) {
+            long[] exported = {0};
+            try (Writer writer = outFile == null ? new NonClosingWriter(out())
+                    : Files.newBufferedWriter(outFile, StandardCharsets.US_ASCII)) {
+                BufferedWriter pem = new BufferedWriter(writer, 1 << 16);
+                if (identifiers.isEmpty()) {
+                    keys.forEachCertificatePem(chain, (keyId, text) -> {
+                        write(pem, text);
+                        exported[0]++;
+                    });
+                } else {
+                    for (String identifier : identifiers) {
+                        List<String> certificates = keys.certificatesPem(identifier, chain);
+                        if (certificates.isEmpty()) {
+                            throw new CliException("no key has the identifier " + KeyIds.normalize(identifier)
+                                    + "; nothing was exported");
+                        }
+                        certificates.forEach(text -> write(pem, text));
+                        exported[0] += certificates.size();
+                    }
+                }
+                pem.flush();
+            }
+            if (outFile != null) {
+                out().printf("exported %,d certificates to %s%n", exported[0], outFile);
+            }
+        }
+        return 0;
+    }
+
+    private static void write(BufferedWriter pem, String text) {
+        try {
+            pem.write(text);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Standard output is flushed, not closed, when the export ends. */
+    private static final class NonClosingWriter extends java.io.FilterWriter {
+        NonClosingWriter(Writer out) {
+            super(out);
+        }
+
+        @Override
+        public void close() throws IOException {
+            flush();
+        }
+    }
+}

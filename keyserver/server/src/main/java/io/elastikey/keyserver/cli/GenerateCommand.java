@@ -1,0 +1,164 @@
+// GenerateCommand -- `keys generate`: many keys, each certified by the dev CA, made on every core, written in batches.
+package io.elastikey.keyserver.cli;
+
+import io.elastikey.keyserver.config.KeyServerConfig;
+import io.elastikey.keyserver.keys.KeyRepository;
+import io.elastikey.protocol.pki.DevPki;
+import io.elastikey.protocol.pki.KeyType;
+import io.elastikey.protocol.pki.Validity;
+
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Fills a store with test keys: each batch (a key pair and a certificate per key) is made on a worker thread and
+ * written with one {@code putAll}, so generation runs on every core while the store takes the previous batch.
+ */
+@Command(name = "generate", mixinStandardHelpOptions = true,
+        description = {"Generate keys, each with its own server certificate from the development CA (--pki).",
+                "Each key's certificate is for the DNS name --name with the key's number, e.g. key-17.example.test.",
+                "RSA keys are slow to generate (RSA-2048 some 10-100 per second per core, RSA-4096 a few): for "
+                        + "large counts, --rsa-pool N generates N RSA keys and reuses them round-robin, each use "
+                        + "under its own certificate. The store then holds N keys, each with count/N "
+                        + "certificates, and every certificate's SHA-1 fingerprint resolves to its key. EC and "
+                        + "Ed25519 keys are cheap: a million take minutes."})
+final class GenerateCommand extends KeysSubcommand {
+    @Option(names = "--count", required = true, paramLabel = "N", description = "How many keys (certificates).")
+    long count;
+
+    @Option(names = "--type", defaultValue = "ec256", paramLabel = "TYPE",
+            description = "rsa2048, rsa3072, rsa4096, ec256, ec384 or ed25519 (default: ${DEFAULT-VALUE}).")
+    String type;
+
+    @Option(names = "--pki", paramLabel = "DIR",
+            description = "The development PKI whose CA certifies the keys (created when missing). "
+                    + "Default: <data>/pki, the one the key server uses.")
+    Path pki;
+
+    @Option(names = "--name", defaultValue = "key-%d.example.test", paramLabel = "PATTERN",
+            description = "DNS name pattern, with %%d for the key's number (default: key-%%d.example.test).")
+    String namePattern;
+
+    @Option(names = "--first", defaultValue = "0", paramLabel = "N",
+            description = "Number of the first key, to add more keys with new names (default: ${DEFAULT-VALUE}).")
+    long first;
+
+    @Option(names = "--rsa-pool", defaultValue = "0", paramLabel = "N",
+            description = "RSA only: generate N keys and reuse them, each under its own certificate "
+                    + "(default: 0, every key new).")
+    int rsaPool;
+
+    @Option(names = "--tag", split = ",", paramLabel = "TAG", description = "Tags for the generated keys.")
+    List<String> tags = new ArrayList<>();
+
+    @Option(names = "--days", defaultValue = "825", paramLabel = "DAYS",
+            description = "Certificate validity (default: ${DEFAULT-VALUE}).")
+    long days;
+
+    @Option(names = "--batch", defaultValue = "1000", paramLabel = "N",
+            description = "Keys per store write (default: ${DEFAULT-VALUE}).")
+    int batch;
+
+    @Option(names = "--threads", paramLabel = "N", description = "Worker threads (default: the number of cores).")
+    int threads = Runtime.getRuntime().availableProcessors();
+
+    @Override
+    int run() throws Exception {
+        KeyType keyType = KeyType.parse(type);
+        boolean rsa = keyType.keyAlgorithm().equals("RSA");
+        if (count <= 0 || batch <= 0 || threads <= 0 || rsaPool < 0 || first < 0) {
+            throw new CliException("--count, --batch and --threads must be positive; --rsa-pool and --first "
+                    + "not negative");
+        }
+        if (rsaPool > 0 && !rsa) {
+            throw new CliException("--rsa-pool applies to RSA key types only, not " + keyType.cliName());
+        }
+        KeyBatchMaker.name(namePattern, first);
+        KeyServerConfig config = config();
+        DevPki devPki = DevPki.loadOrCreate(pki != null ? pki : config.dataDir().resolve("pki"));
+        ExecutorService workers = Executors.newFixedThreadPool(threads, runnable -> {
+            Thread thread = new Thread(runnable, "keys-generate");
+            thread.setDaemon(true);
+            return thread;
+        });
+        try (KeyRepository keys = openRepository()) {
+            long started = System.nanoTime();
+            List<KeyPair> pool = rsaPool > 0 ? pool(workers, keyType, (int) Math.min(rsaPool, count)) : List.of();
+            KeyBatchMaker maker = new KeyBatchMaker(devPki.ca(), keyType, pool, namePattern, Set.copyOf(tags),
+                    Validity.days(days));
+            AtomicLong done = new AtomicLong();
+            List<Callable<Void>> batches = new ArrayList<>();
+            for (long from = first; from < first + count; from += batch) {
+                long start = from;
+                long end = Math.min(from + batch, first + count);
+                batches.add(() -> {
+                    keys.addAll(maker.batch(start, end));
+                    done.addAndGet(end - start);
+                    return null;
+                });
+            }
+            await(workers, batches, progress().start(System.err, "generating " + keyType.cliName(), count,
+                    "keys"), done);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            out().printf("generated %,d %s certificates%s in %.1f s (%,.0f/s); the store holds %,d keys%n",
+                    count, keyType.cliName(), pool.isEmpty() ? " and keys" : " for " + pool.size() + " pooled keys",
+                    seconds, count / seconds, keys.count());
+            return 0;
+        } finally {
+            workers.shutdownNow();
+        }
+    }
+
+    private List<KeyPair> pool(ExecutorService workers, KeyType keyType, int size) throws Exception {
+        AtomicLong done = new AtomicLong();
+        List<KeyPair> pool = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Callable<Void>> tasks = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            tasks.add(() -> {
+                pool.add(keyType.generate());
+                done.incrementAndGet();
+                return null;
+            });
+        }
+        await(workers, tasks, progress().start(System.err, keyType.cliName() + " pool", size, "keys"), done);
+        return List.copyOf(pool);
+    }
+
+    /** Runs {@code tasks}, drawing progress meanwhile; the first failure cancels the rest and is rethrown. */
+    private static void await(ExecutorService workers, List<Callable<Void>> tasks, Progress progress,
+                              AtomicLong done) throws Exception {
+        List<Future<Void>> futures = new ArrayList<>();
+        tasks.forEach(task -> futures.add(workers.submit(task)));
+        try {
+            for (Future<Void> future : futures) {
+                while (true) {
+                    try {
+                        future.get(100, TimeUnit.MILLISECONDS);
+                        break;
+                    } catch (TimeoutException e) {
+                        progress.update(done.get());
+                    }
+                }
+                progress.update(done.get());
+            }
+        } catch (ExecutionException e) {
+            futures.forEach(f -> f.cancel(true));
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+        progress.finish(done.get());
+    }
+}
