@@ -6,13 +6,13 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Shared key pairs for tests that need a key of a type but not a fresh one. */
-final class TestKeys {
+public final class TestKeys {
     private static final Map<KeyType, KeyPair> KEYS = new ConcurrentHashMap<>();
 
     private TestKeys() {
     }
 
-    static KeyPair of(KeyType type) {
+    public static KeyPair of(KeyType type) {
         return KEYS.computeIfAbsent(type, KeyType::generate);
     }
 }

@@ -13,13 +13,13 @@ import javax.net.ssl.TrustManagerFactory;
  * the identity, and PKIX trust in one CA certificate. The PKIX key and trust managers check extended key usage and
  * key usage, so a handshake also proves those extensions right.
  */
-final class TlsContexts {
+public final class TlsContexts {
     private static final char[] NO_PASSWORD = new char[0];
 
     private TlsContexts() {
     }
 
-    static SSLContext of(IssuedCertificate identity, X509Certificate trustAnchor) throws Exception {
+    public static SSLContext of(IssuedCertificate identity, X509Certificate trustAnchor) throws Exception {
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);
         keys.setKeyEntry("identity", identity.privateKey(), NO_PASSWORD, identity.chainArray());

@@ -23,10 +23,11 @@ import javax.crypto.NoSuchPaddingException;
  * The JCA providers the crypto engine takes its objects from: Amazon Corretto Crypto Provider
  * first when it is selected, then the JDK's built-in providers, per algorithm.
  *
- * <p>Why per algorithm: ACCP does not offer everything. Version 2.5, for one, signs with Ed25519
- * but registers no Ed25519 {@code KeyFactory} (unless started with
- * {@code -Dcom.amazon.corretto.crypto.provider.registerEdKeyFactory=true}); such an algorithm
- * comes from the JDK while the rest stays on ACCP. {@link #providerName} says who serves what.
+ * <p>Why per algorithm: ACCP does not offer everything (version 2.5 has no {@code NONEwithRSA},
+ * for one); such an algorithm comes from the JDK while the rest stays on ACCP.
+ * {@link #providerName} says who serves what. One exception is made by hand: ACCP 2.5 signs
+ * with Ed25519 but registers no Ed25519 {@code KeyFactory}, so its internal one is used for
+ * our keys when it can be reached ({@link AccpLoader#ed25519KeyFactory}), the JDK's otherwise.
  *
  * <p>Why name the JDK providers instead of asking {@code getInstance(algorithm)}: once ACCP is
  * installed it is first in the JVM-wide list, so "the default" would be ACCP again. A JDK
@@ -38,14 +39,19 @@ import javax.crypto.NoSuchPaddingException;
 public final class CryptoProvider {
     private static final String JDK_NAME = "JDK";
 
+    private static final String ED25519 = "Ed25519";
+
     private final Provider accp;
+    private final KeyFactory accpEd25519Keys;
     private final String name;
     private final String version;
     private final String fallbackReason;
     private final List<Provider> candidates;
 
-    private CryptoProvider(Provider accp, String name, String version, String fallbackReason) {
+    private CryptoProvider(Provider accp, KeyFactory accpEd25519Keys, String name, String version,
+                           String fallbackReason) {
         this.accp = accp;
+        this.accpEd25519Keys = accpEd25519Keys;
         this.name = name;
         this.version = version;
         this.fallbackReason = fallbackReason;
@@ -69,12 +75,13 @@ public final class CryptoProvider {
         }
         AccpLoader.Result accp = AccpLoader.load();
         if (accp.loaded()) {
-            return new CryptoProvider(accp.provider(), accp.provider().getName(), accp.version(), null);
+            return new CryptoProvider(accp.provider(), accp.ed25519Keys(), accp.provider().getName(), accp.version(),
+                    null);
         }
         if (choice == ProviderChoice.ACCP) {
             throw new IllegalStateException("crypto provider accp was required but is unavailable: " + accp.problem());
         }
-        return new CryptoProvider(null, JDK_NAME, jdkVersion(), accp.problem());
+        return new CryptoProvider(null, null, JDK_NAME, jdkVersion(), accp.problem());
     }
 
     /** Selects as {@value ProviderChoice#SYSTEM_PROPERTY} says, {@link ProviderChoice#AUTO} when it is unset. */
@@ -84,7 +91,7 @@ public final class CryptoProvider {
 
     /** The JDK's built-in providers only. */
     public static CryptoProvider jdk() {
-        return new CryptoProvider(null, JDK_NAME, jdkVersion(), null);
+        return new CryptoProvider(null, null, JDK_NAME, jdkVersion(), null);
     }
 
     /** {@code AmazonCorrettoCryptoProvider}, or {@code JDK}: the label of the provider metric. */
@@ -130,6 +137,9 @@ public final class CryptoProvider {
 
     /** The name of the provider that serves {@code type}/{@code algorithm}, or {@code "none"}. */
     public String providerName(String type, String algorithm) {
+        if (usesAccpEd25519Keys(type, algorithm)) {
+            return accp.getName();
+        }
         for (Provider p : candidates) {
             if (p.getService(type, algorithm) != null) {
                 return p.getName();
@@ -154,8 +164,14 @@ public final class CryptoProvider {
         return first(algorithm, Mac::getInstance);
     }
 
+    /** The key factory for {@code algorithm}; may be shared between threads only for ACCP's Ed25519 one. */
     KeyFactory keyFactory(String algorithm) throws NoSuchAlgorithmException {
-        return first(algorithm, KeyFactory::getInstance);
+        return usesAccpEd25519Keys("KeyFactory", algorithm) ? accpEd25519Keys : first(algorithm, KeyFactory::getInstance);
+    }
+
+    private boolean usesAccpEd25519Keys(String type, String algorithm) {
+        return accpEd25519Keys != null && "KeyFactory".equals(type) && ED25519.equalsIgnoreCase(algorithm)
+                && accp.getService(type, algorithm) == null;
     }
 
     /** How a JCA class makes an instance from a given provider. */

@@ -23,13 +23,13 @@ import java.util.Map;
  * makes it convert the key on every {@code initSign}: ACCP re-encodes and re-parses it.
  *
  * <p>Where the provider has no factory for an algorithm the JDK's is used (see
- * {@link CryptoProvider}); with ACCP 2.5 this is the case for Ed25519, whose JDK key ACCP's
- * signer then converts when a worker switches to it.
+ * {@link CryptoProvider}); a foreign key still works, at the cost of that conversion.
  *
  * <p>The parsed key is checked against the declared {@link KeyType} (RSA modulus size, EC
  * curve), so a record whose type is wrong fails here and not later, mid-handshake.
  *
- * <p>Thread-safe: {@code KeyFactory} objects are kept per thread.
+ * <p>Thread-safe: {@code KeyFactory} objects are kept per thread (ACCP's internal Ed25519
+ * factory is one shared object, as ACCP itself shares it).
  */
 final class ProviderKeyParser implements PrivateKeyParser {
     private static final BigInteger P256_ORDER = orderOf("secp256r1");

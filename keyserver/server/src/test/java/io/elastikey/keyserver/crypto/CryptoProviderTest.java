@@ -19,7 +19,8 @@ class CryptoProviderTest {
         assertThat(provider.version()).matches("\\d+\\.\\d+\\.\\d+.*");
         assertThat(provider.fallbackReason()).isEmpty();
         assertThat(provider.providerName("Signature", "SHA256withECDSA")).isEqualTo("AmazonCorrettoCryptoProvider");
-        assertThat(provider.description()).startsWith("AmazonCorrettoCryptoProvider ").contains("ec256=AmazonCorrettoCryptoProvider");
+        assertThat(provider.description()).startsWith("AmazonCorrettoCryptoProvider ")
+                .contains("ec256=AmazonCorrettoCryptoProvider", "ed25519=AmazonCorrettoCryptoProvider");
     }
 
     @Test

@@ -1,0 +1,189 @@
+// Http2Pool -- N HTTP/2 connections taken in turn, each request on a stream of its own.
+package io.elastikey.protocol.ski;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.elastikey.protocol.ski.SkiTransportException.Kind;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpScheme;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.util.concurrent.Future;
+
+/**
+ * HTTP/2 multiplexes, so a connection takes any number of requests and the pool only spreads them: request
+ * {@code i} goes to connection {@code i mod N}. Each request opens a child stream channel
+ * ({@link Http2StreamChannelBootstrap}) whose {@link Http2StreamHandler} reads its answer; streams beyond the server's
+ * {@code SETTINGS_MAX_CONCURRENT_STREAMS} wait inside Netty's stream-buffering encoder until others finish.
+ *
+ * <p>A connection is made when first needed and made again after it closes or the server sends GOAWAY; requests that
+ * arrive while it is being made wait for it, and all fail together if it cannot be made. A retired connection (GOAWAY)
+ * keeps serving its open streams and is closed after the request timeout, by which time they have all ended.
+ *
+ * <p>Parent pipeline after the handshake: {@code SslHandler, Http2FrameCodec, Http2MultiplexHandler,
+ * Http2ConnectionTail}.
+ */
+final class Http2Pool implements ExchangePool {
+    private final Connector connector;
+    private final int maxResponseBytes;
+    private final long retireAfterMillis;
+    private final Slot[] slots;
+    private final AtomicInteger next = new AtomicInteger();
+
+    Http2Pool(Connector connector, SkiClientOptions options) {
+        this.connector = connector;
+        this.maxResponseBytes = options.maxResponseBytes();
+        this.retireAfterMillis = options.requestTimeout().toMillis();
+        this.slots = new Slot[options.connections()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new Slot();
+        }
+    }
+
+    @Override
+    public void submit(Exchange<?> exchange) {
+        Slot slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
+        slot.channel().whenComplete((channel, failure) -> {
+            if (failure != null) {
+                exchange.fail(failure);
+            } else {
+                openStream(channel, exchange);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> connectAll() {
+        List<CompletableFuture<Channel>> all = new ArrayList<>();
+        for (Slot slot : slots) {
+            all.add(slot.channel());
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public int connected() {
+        int up = 0;
+        for (Slot slot : slots) {
+            up += slot.isUp() ? 1 : 0;
+        }
+        return up;
+    }
+
+    @Override
+    public void close() {
+        for (Slot slot : slots) {
+            slot.close();
+        }
+    }
+
+    private void openStream(Channel connection, Exchange<?> exchange) {
+        if (exchange.isDone()) {
+            return;
+        }
+        new Http2StreamChannelBootstrap(connection)
+                .handler(new Http2StreamHandler(exchange, maxResponseBytes))
+                .open()
+                .addListener((Future<Http2StreamChannel> opened) -> {
+                    if (!opened.isSuccess()) {
+                        exchange.fail(Kind.CONNECTION_CLOSED, "cannot open an HTTP/2 stream", opened.cause());
+                    } else {
+                        write(opened.getNow(), exchange);
+                    }
+                });
+    }
+
+    private void write(Http2StreamChannel stream, Exchange<?> exchange) {
+        exchange.carriedBy(stream);
+        if (exchange.isDone()) {
+            return;
+        }
+        ByteBuf body = exchange.writeBody(stream.alloc());
+        Http2Headers headers = new DefaultHttp2Headers()
+                .method(exchange.method)
+                .path(exchange.path)
+                .scheme(HttpScheme.HTTPS.name())
+                .authority(connector.authority());
+        headers.set(HttpHeaderNames.CONTENT_TYPE, exchange.contentType);
+        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        stream.write(new DefaultHttp2HeadersFrame(headers, false));
+        stream.writeAndFlush(new DefaultHttp2DataFrame(body, true)).addListener(written -> {
+            if (!written.isSuccess()) {
+                exchange.fail(Kind.CONNECTION_CLOSED, "cannot send on an HTTP/2 stream", written.cause());
+            }
+        });
+    }
+
+    /** One connection, made on demand. */
+    private final class Slot {
+        private CompletableFuture<Channel> current;
+        private boolean closed;
+
+        /** The connection, up or coming up; a new one when there is none or it closed or was retired. */
+        synchronized CompletableFuture<Channel> channel() {
+            if (closed) {
+                return CompletableFuture.failedFuture(
+                        new SkiTransportException(Kind.CLIENT_CLOSED, "the client is closed"));
+            }
+            if (current == null || current.isCompletedExceptionally() || current.isDone() && !current.join().isActive()) {
+                CompletableFuture<Channel> connecting = connector.connect(this::install);
+                connecting.thenAccept(channel -> channel.closeFuture().addListener(closed -> retire(connecting)));
+                current = connecting;
+            }
+            return current;
+        }
+
+        synchronized boolean isUp() {
+            return current != null && current.isDone() && !current.isCompletedExceptionally()
+                    && current.join().isActive();
+        }
+
+        private CompletableFuture<?> install(ChannelPipeline pipeline) {
+            Http2ConnectionTail tail = new Http2ConnectionTail(this::retireAfterGoAway);
+            pipeline.addLast(Http2FrameCodecBuilder.forClient().encoderEnforceMaxConcurrentStreams(true).build(),
+                    new Http2MultiplexHandler(new Http2ConnectionTail.RefuseServerPush()), tail);
+            return tail.settingsReceived();
+        }
+
+        /** Forgets {@code connection} if it is still the current one, so the next request makes another. */
+        private synchronized void retire(CompletableFuture<Channel> connection) {
+            if (current == connection) {
+                current = null;
+            }
+        }
+
+        private void retireAfterGoAway(Channel channel) {
+            synchronized (this) {
+                if (current != null && current.getNow(null) == channel) {
+                    current = null;
+                }
+            }
+            channel.eventLoop().schedule(() -> channel.close(), retireAfterMillis, TimeUnit.MILLISECONDS);
+        }
+
+        void close() {
+            CompletableFuture<Channel> last;
+            synchronized (this) {
+                closed = true;
+                last = current;
+                current = null;
+            }
+            if (last != null) {
+                last.thenAccept(Channel::close);
+            }
+        }
+    }
+}
