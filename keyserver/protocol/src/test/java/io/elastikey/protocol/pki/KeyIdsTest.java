@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * openssl x509 -in C.pem -noout -fingerprint -sha1                                   # certificate SHA-1
  * openssl x509 -in C.pem -pubkey -noout | openssl pkey -pubin -outform DER | openssl dgst -sha256  # key ID
  * openssl x509 -in C.pem -noout -ext subjectKeyIdentifier                            # Keyless SKI
- * openssl x509 -in C.pem -noout -modulus | sed 's/Modulus=//' | tr -d '\\n' | openssl dgst -sha256
+ * openssl x509 -in C.pem -noout -modulus | sed 's/Modulus=//' | tr -d '\n' | openssl dgst -sha256
  * </pre>
  * The certificates are self-signed ones from {@code openssl req -x509}, whose subject key identifier is the SHA-1
  * of the public key bit string (for Ed25519 it was also checked as {@code tail -c 32 spki.der | openssl dgst -sha1}).
