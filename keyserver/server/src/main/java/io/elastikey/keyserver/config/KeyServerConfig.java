@@ -20,6 +20,7 @@ import java.util.Locale;
  */
 public final class KeyServerConfig {
     public static final String DEFAULT_DATA_DIR = "elastikey-data";
+    private static final long ENTRIES_PER_KEY = 4;
 
     private final Path dataDir;
     private final InetSocketAddress listen;
@@ -33,6 +34,7 @@ public final class KeyServerConfig {
     private final Path policyFile;
     private final Path kekFile;
     private final int keyCacheSize;
+    private final long expectedKeys;
     private final long storeMemoryBytes;
     private final FsyncPolicy storeFsync;
     private final int maxBodyBytes;
@@ -64,6 +66,10 @@ public final class KeyServerConfig {
         policyFile = path(source, "policy", dataDir.resolve("policy.conf"));
         kekFile = path(source, "kek.file", dataDir.resolve("kek"));
         keyCacheSize = Values.nonNegativeInt("keys.cache", or(source.get("keys.cache"), "100000"));
+        expectedKeys = Values.size("keys.expected", or(source.get("keys.expected"), "256k"));
+        if (expectedKeys < 1 || expectedKeys > (1L << 32)) {
+            throw new ConfigException("keys.expected: " + expectedKeys + " is outside 1 to 2^32");
+        }
         storeMemoryBytes = Values.size("store.memory", or(source.get("store.memory"), "256m"));
         storeFsync = enumValue(FsyncPolicy.class, "store.fsync", or(source.get("store.fsync"), "group"));
         maxBodyBytes = intSize(source, "limits.body", "16k");
@@ -108,7 +114,9 @@ public final class KeyServerConfig {
                 .fsyncPolicy(storeFsync)
                 .maxValueSize(64 * 1024)
                 .averageValueSize(4096)
-                .averageKeySize(72)
+                .averageKeySize(34)
+                // A key is one record plus up to three aliases (certificate SHA-1, Keyless SKI, modulus digest).
+                .indexCapacity(ENTRIES_PER_KEY * expectedKeys)
                 .build();
     }
 
@@ -125,6 +133,8 @@ public final class KeyServerConfig {
     public Path policyFile() { return policyFile; }
     public Path kekFile() { return kekFile; }
     public int keyCacheSize() { return keyCacheSize; }
+    /** How many keys the store's index is laid out for; it grows past this, more slowly. */
+    public long expectedKeys() { return expectedKeys; }
     public long storeMemoryBytes() { return storeMemoryBytes; }
     public FsyncPolicy storeFsync() { return storeFsync; }
     public int maxBodyBytes() { return maxBodyBytes; }
