@@ -4,6 +4,7 @@ package io.elastikey.launcher;
 import io.elastikey.launcher.cli.PkiCommand;
 import io.elastikey.launcher.demo.StoreDemo;
 import io.elastikey.perf.Benchmarks;
+import io.elastikey.perf.ski.SkiLoadGenerator;
 import io.elastikey.perf.store.OpenLoopGet;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,7 +29,9 @@ public final class Main implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.addSubcommand("bench", new Benchmarks());
-        cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand()).addSubcommand("store", new OpenLoopGet()));
+        cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand())
+                .addSubcommand("store", new OpenLoopGet())
+                .addSubcommand("ski", new SkiLoadGenerator()));
         return cl.setCaseInsensitiveEnumValuesAllowed(true);
     }
 
