@@ -7,6 +7,7 @@ import io.elastikey.launcher.cli.PkiCommand;
 import io.elastikey.launcher.cli.ProgressBar;
 import io.elastikey.launcher.demo.StoreDemo;
 import io.elastikey.perf.Benchmarks;
+import io.elastikey.perf.ski.SkiLoadGenerator;
 import io.elastikey.perf.store.OpenLoopGet;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -32,7 +33,9 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         cl.addSubcommand("keys", new KeysCommand(ProgressBar::new));
         cl.addSubcommand("bench", new Benchmarks());
-        cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand()).addSubcommand("store", new OpenLoopGet()));
+        cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand())
+                .addSubcommand("store", new OpenLoopGet())
+                .addSubcommand("ski", new SkiLoadGenerator()));
         return cl.setCaseInsensitiveEnumValuesAllowed(true);
     }
 

@@ -46,6 +46,7 @@ class MainTest {
             assertThat(r.out()).as(name).contains("Usage:");
         }
         assertThat(run("pki", "init", "--help").out()).contains("--pki");
+        assertThat(run("loadgen", "ski", "--help").out()).contains("--target", "--rate", "--verify-sample");
         assertThat(run("keys", "--help").out()).contains("import", "generate", "export-public");
     }
 

@@ -2,7 +2,7 @@
 package io.elastikey.protocol.ski;
 
 /** The test server's reply to one request, chosen by the test's behaviour function. */
-sealed interface CannedAnswer {
+public sealed interface CannedAnswer {
     /** {@code 200 {"output": ...}}. */
     record Output(byte[] output) implements CannedAnswer {
     }

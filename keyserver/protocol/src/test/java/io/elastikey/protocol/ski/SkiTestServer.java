@@ -52,7 +52,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
  * function chooses each reply. It counts what a test wants to assert about the client: connections accepted,
  * requests received, and the most requests ever open at once on one connection.
  */
-final class SkiTestServer implements AutoCloseable {
+public final class SkiTestServer implements AutoCloseable {
     private static final AttributeKey<AtomicInteger> IN_FLIGHT = AttributeKey.valueOf("skiTestInFlight");
 
     private final NioEventLoopGroup group = new NioEventLoopGroup(1);
@@ -94,7 +94,7 @@ final class SkiTestServer implements AutoCloseable {
     }
 
     /** A server offering h2 and http/1.1, echoing inputs until told otherwise. */
-    static SkiTestServer start(DevPki pki) throws Exception {
+    public static SkiTestServer start(DevPki pki) throws Exception {
         return new SkiTestServer(pki, List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1),
                 100, Integer.MAX_VALUE);
     }
@@ -104,35 +104,35 @@ final class SkiTestServer implements AutoCloseable {
      * @param maxConcurrentStreams the HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS
      * @param holdUntil            held answers are all released once this many are held
      */
-    static SkiTestServer start(DevPki pki, List<String> protocols, int maxConcurrentStreams, int holdUntil)
+    public static SkiTestServer start(DevPki pki, List<String> protocols, int maxConcurrentStreams, int holdUntil)
             throws Exception {
         return new SkiTestServer(pki, protocols, maxConcurrentStreams, holdUntil);
     }
 
-    SkiTestServer behaviour(Function<SkiRequest, CannedAnswer> value) {
+    public SkiTestServer behaviour(Function<SkiRequest, CannedAnswer> value) {
         this.behaviour = value;
         return this;
     }
 
-    InetSocketAddress address() {
+    public InetSocketAddress address() {
         return (InetSocketAddress) listener.localAddress();
     }
 
-    int connectionsAccepted() {
+    public int connectionsAccepted() {
         return accepted.get();
     }
 
-    int requestsReceived() {
+    public int requestsReceived() {
         return received.get();
     }
 
     /** The most requests ever received and not yet answered on one connection. */
-    int maxInFlightPerConnection() {
+    public int maxInFlightPerConnection() {
         return maxInFlight.get();
     }
 
     /** Waits (up to 10 s) until {@code count} requests have arrived. */
-    void awaitReceived(int count) throws InterruptedException {
+    public void awaitReceived(int count) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (received.get() < count) {
             if (System.nanoTime() > deadline) {
@@ -143,7 +143,7 @@ final class SkiTestServer implements AutoCloseable {
     }
 
     /** Answers every held request. */
-    void releaseHeld() {
+    public void releaseHeld() {
         List<Runnable> answers;
         synchronized (held) {
             answers = new ArrayList<>(held);

@@ -1,0 +1,323 @@
+// SkiLoadGenerator -- `./elastikey loadgen ski`: SKI load at a constant rate or concurrency, answers verified.
+//
+// Example (a dev PKI in ./pki, the keys' certificates in keys.pem):
+//   ./elastikey loadgen ski --target localhost:8443 --pki pki --keys keys.pem --method ECDHE \
+//       --http 2 --connections 4 --rate 30000 --duration 60 --warmup 10 --result results/ecdsa-h2-c4
+package io.elastikey.perf.ski;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.elastikey.perf.ski.SkiWorkload.KeyOrder;
+import io.elastikey.protocol.ski.SignatureScheme;
+import io.elastikey.protocol.ski.SkiClient;
+import io.elastikey.protocol.ski.SkiClientOptions;
+import io.elastikey.protocol.ski.SkiHash;
+import io.elastikey.protocol.ski.SkiHttpVersion;
+import io.elastikey.protocol.ski.SkiMethod;
+import io.elastikey.protocol.ski.SkiTls;
+import io.elastikey.protocol.ski.SkiTransportException;
+import io.netty.handler.ssl.SslContext;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The SKI load generator. It reads the certificates of the keys under test, prepares their requests, connects an
+ * {@link SkiClient} over mutual TLS, and then either sends at a constant rate (open loop, latency from each request's
+ * intended send time, so corrected for coordinated omission) or keeps a fixed number in flight (closed loop); see
+ * {@link SkiLoadRun}. A line a second shows progress; at the end it prints throughput, errors by kind and the latency
+ * percentiles, and with {@code --result} saves the HdrHistogram and a JSON summary. Every {@code --verify-sample}-th
+ * answer is checked against the public key ({@link AnswerVerifier}); the exit status is 1 when one was wrong or none
+ * came back.
+ */
+@Command(name = "ski", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Loads an SKI key server over mutual TLS and reports throughput and latency "
+                + "(open loop: from each request's intended send time).")
+public final class SkiLoadGenerator implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--target", required = true, paramLabel = "HOST:PORT", description = "The key server.")
+    String target;
+
+    @Option(names = "--pki", paramLabel = "DIR",
+            description = "Dev PKI directory with ca.pem, client.pem and client.key (or use --cert, --key, --ca).")
+    Path pki;
+
+    @Option(names = "--cert", paramLabel = "FILE", description = "Client certificate (PEM), with --key and --ca.")
+    Path certificate;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "Client private key (PKCS#8 PEM).")
+    Path privateKey;
+
+    @Option(names = "--ca", paramLabel = "FILE", description = "CA certificates the server's must chain to (PEM).")
+    Path caBundle;
+
+    @Option(names = "--server-name", paramLabel = "NAME",
+            description = "Name for SNI and the server certificate check (default: the target's host).")
+    String serverName;
+
+    @Option(names = "--keys", required = true, paramLabel = "FILE",
+            description = "Certificates of the keys to use (PEM), as `keys export-public` writes them.")
+    Path keysFile;
+
+    @Option(names = "--method", defaultValue = "ECDHE", converter = OptionConverters.MethodConverter.class,
+            description = "RSA, RSA-RAW, ECDHE or SIGN (default: ${DEFAULT-VALUE}).")
+    SkiMethod method;
+
+    @Option(names = "--hash", defaultValue = "SHA-256", converter = OptionConverters.HashConverter.class,
+            description = "Hash for ECDHE: SHA1, SHA-224, SHA-256, SHA-384, SHA-512, MD5-SHA1 (default: ${DEFAULT-VALUE}).")
+    SkiHash hash;
+
+    @Option(names = "--scheme", defaultValue = "auto", paramLabel = "SCHEME",
+            description = "TLS 1.3 scheme for SIGN, e.g. ecdsa_secp256r1_sha256; auto: each key's own "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String scheme;
+
+    @Option(names = "--key-order", defaultValue = "round-robin", converter = OptionConverters.KeyOrderConverter.class,
+            description = "round-robin or random (default: ${DEFAULT-VALUE}).")
+    KeyOrder keyOrder;
+
+    @Option(names = "--http", defaultValue = "2", converter = OptionConverters.HttpVersionConverter.class,
+            description = "1.1 or 2 (default: ${DEFAULT-VALUE}).")
+    SkiHttpVersion http;
+
+    @Option(names = "--connections", defaultValue = "1", description = "Connections (default: ${DEFAULT-VALUE}).")
+    int connections;
+
+    @Option(names = "--rate", defaultValue = "1000", description = "Open loop: requests per second (default: ${DEFAULT-VALUE}).")
+    long rate;
+
+    @Option(names = "--closed-loop", description = "Keep --concurrency requests in flight instead of a rate.")
+    boolean closedLoop;
+
+    @Option(names = "--concurrency", defaultValue = "16",
+            description = "Closed loop: requests in flight (default: ${DEFAULT-VALUE}).")
+    int concurrency;
+
+    @Option(names = "--duration", defaultValue = "30", converter = OptionConverters.DurationConverter.class,
+            description = "Measured time: seconds, or with a unit (500ms, 2m) (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(names = "--warmup", defaultValue = "5", converter = OptionConverters.DurationConverter.class,
+            description = "Unrecorded time before, at the same load (default: ${DEFAULT-VALUE}).")
+    Duration warmup;
+
+    @Option(names = "--verify-sample", defaultValue = "100", paramLabel = "N",
+            description = "Check every Nth answer with the public key; 0: none (default: ${DEFAULT-VALUE}).")
+    int verifyEvery;
+
+    @Option(names = "--result", paramLabel = "DIR", description = "Save latency.hgrm and summary.json here.")
+    Path resultDirectory;
+
+    @Option(names = "--timeout-ms", defaultValue = "10000",
+            description = "Request timeout in ms (default: ${DEFAULT-VALUE}).")
+    int timeoutMillis;
+
+    @Option(names = "--max-outstanding", defaultValue = "100000",
+            description = "Requests in flight before new ones fail as BACKLOG_FULL (default: ${DEFAULT-VALUE}).")
+    int maxOutstanding;
+
+    @Option(names = "--event-loop-threads", defaultValue = "0",
+            description = "Client event-loop threads; 0: one per connection up to the CPU count (default: ${DEFAULT-VALUE}).")
+    int eventLoopThreads;
+
+    @Option(names = "--slo-ms", defaultValue = "120",
+            description = "Count answers slower than this (default: ${DEFAULT-VALUE}, SKI's budget).")
+    int sloMillis;
+
+    private PrintStream out = System.out;
+    private LoadReport report;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new SkiLoadGenerator()).execute(args));
+    }
+
+    /** The report of the last run, or null. */
+    LoadReport report() {
+        return report;
+    }
+
+    /** Where progress and the report go (tests capture it). */
+    SkiLoadGenerator printTo(PrintStream stream) {
+        this.out = stream;
+        return this;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        validate();
+        try {
+            LoadReport report = run();
+            return report.verifyFailures() > 0 || report.answered() == 0 ? 1 : 0;
+        } catch (SkiTransportException e) {
+            out.println("cannot reach " + target + ": " + e.getMessage()
+                    + (e.getCause() != null ? " (" + e.getCause().getMessage() + ")" : ""));
+            return 1;
+        }
+    }
+
+    /** Checks option values together; a bad one is a usage error (exit status 2). */
+    void validate() {
+        boolean files = certificate != null || privateKey != null || caBundle != null;
+        require(pki != null ^ files, "give either --pki or all of --cert, --key and --ca");
+        require(pki != null || certificate != null && privateKey != null && caBundle != null,
+                "--cert, --key and --ca go together");
+        require(closedLoop || rate >= 1, "--rate must be at least 1");
+        require(!closedLoop || concurrency >= 1, "--concurrency must be at least 1");
+        require(!duration.isNegative() && !duration.isZero(), "--duration must be positive");
+        require(!warmup.isNegative(), "--warmup must not be negative");
+        require(connections >= 1, "--connections must be at least 1");
+        require(verifyEvery >= 0, "--verify-sample must not be negative");
+        require(timeoutMillis >= 1, "--timeout-ms must be at least 1");
+        require(maxOutstanding >= 1, "--max-outstanding must be at least 1");
+        require(eventLoopThreads >= 0, "--event-loop-threads must not be negative");
+        require(sloMillis >= 1, "--slo-ms must be at least 1");
+        targetAddress();
+        schemeOrNull();
+    }
+
+    /** Runs the load and prints (and perhaps saves) the report. */
+    LoadReport run() throws Exception {
+        SignatureScheme signScheme = schemeOrNull();
+        SkiKeySet keys = SkiKeySet.load(keysFile).fitting(method, signScheme);
+        int variants = SkiWorkload.defaultVariants(keys.keys().size());
+        out.printf("preparing %,d requests for %,d keys...%n", keys.keys().size() * variants, keys.keys().size());
+        SkiWorkload workload = SkiWorkload.prepare(keys.keys(), method, hash, signScheme, keyOrder, variants);
+        SslContext tls = pki != null ? SkiTls.clientContext(pki, http)
+                : SkiTls.clientContext(certificate, privateKey, caBundle, http);
+        LoadStats stats = new LoadStats();
+        try (SkiClient client = SkiClient.create(tls, targetAddress(), clientOptions());
+             SkiLoadRun run = new SkiLoadRun(client, workload, stats, verifyEvery)) {
+            connect(client);
+            out.println(describe(keys));
+            try (ProgressReporter progress = new ProgressReporter(stats, client::outstanding, out,
+                    run::measuredStartNanos).start()) {
+                if (closedLoop) {
+                    run.closedLoop(concurrency, warmup.toNanos(), duration.toNanos());
+                } else {
+                    long warmupRequests = rate * warmup.toNanos() / 1_000_000_000L;
+                    run.openLoop(rate, warmupRequests, Math.max(1, rate * duration.toNanos() / 1_000_000_000L));
+                }
+                run.awaitCompletion(TimeUnit.MILLISECONDS.toNanos(timeoutMillis + 1000L));
+            }
+            long end = run.lastAnswerNanos() > run.measuredStartNanos() ? run.lastAnswerNanos()
+                    : run.measuredStartNanos() + duration.toNanos();
+            stats.interval(); // the last second, into the total
+            report = new LoadReport(describe(keys), settings(keys), stats.total(), stats.sent.sum(),
+                    stats.answered.sum(), stats.errors(), stats.verified.sum(), stats.verifyFailures.sum(),
+                    stats.verifySkipped.sum(), (end - run.measuredStartNanos()) / 1e9, sloMillis);
+            report.print(out);
+            if (resultDirectory != null) {
+                report.save(resultDirectory);
+                out.println("saved " + resultDirectory.resolve(LoadReport.HISTOGRAM_FILE) + " and "
+                        + resultDirectory.resolve(LoadReport.SUMMARY_FILE));
+            }
+            return report;
+        }
+    }
+
+    private void connect(SkiClient client) throws Exception {
+        try {
+            client.connect().get(timeoutMillis + 5000L, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    SkiClientOptions clientOptions() {
+        int threads = eventLoopThreads > 0 ? eventLoopThreads
+                : Math.min(connections, Runtime.getRuntime().availableProcessors());
+        return SkiClientOptions.builder()
+                .httpVersion(http)
+                .connections(connections)
+                .requestTimeout(Duration.ofMillis(timeoutMillis))
+                .maxOutstanding(maxOutstanding)
+                .eventLoopThreads(threads)
+                .serverName(serverName)
+                .build();
+    }
+
+    /** {@code host:port}, {@code [v6]:port}. */
+    InetSocketAddress targetAddress() {
+        int colon = target.lastIndexOf(':');
+        require(colon > 0 && colon < target.length() - 1, "--target must be HOST:PORT, not " + target);
+        String host = target.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(target.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        require(port >= 1 && port <= 65535, "--target port must be 1..65535 in " + target);
+        return new InetSocketAddress(host, port);
+    }
+
+    /** The --scheme for SIGN, or null for each key's own. */
+    SignatureScheme schemeOrNull() {
+        if ("auto".equals(scheme)) {
+            return null;
+        }
+        SignatureScheme named = SignatureScheme.fromWire(scheme);
+        require(named != null, "--scheme " + scheme + " is no TLS 1.3 signature scheme");
+        return named;
+    }
+
+    private String describe(SkiKeySet keys) {
+        String what = switch (method) {
+            case ECDHE -> "ECDHE " + hash.wireName();
+            case SIGN -> "SIGN " + scheme;
+            default -> method.wireName();
+        };
+        String load = closedLoop ? "closed loop, " + concurrency + " in flight"
+                : String.format("open loop at %,d/s", rate);
+        return String.format("SKI %s over %,d key(s) %s to %s: HTTP/%s, %d connection(s), %s, %s measured after %s "
+                        + "warm-up", what, keys.keys().size(),
+                keys.keys().stream().map(k -> k.type().cliName()).distinct().toList(), target, http.label(),
+                connections, load, human(duration), human(warmup));
+    }
+
+    private Map<String, Object> settings(SkiKeySet keys) {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("target", target);
+        settings.put("method", method.wireName());
+        settings.put("hash", method == SkiMethod.ECDHE ? hash.wireName() : "");
+        settings.put("scheme", method == SkiMethod.SIGN ? scheme : "");
+        settings.put("keys", keys.keys().size());
+        settings.put("key_order", keyOrder.name().toLowerCase().replace('_', '-'));
+        settings.put("http", http.label());
+        settings.put("connections", connections);
+        settings.put("mode", closedLoop ? "closed-loop" : "open-loop");
+        settings.put(closedLoop ? "concurrency" : "rate", closedLoop ? concurrency : rate);
+        settings.put("duration_s", duration.toMillis() / 1000.0);
+        settings.put("warmup_s", warmup.toMillis() / 1000.0);
+        settings.put("verify_sample", verifyEvery);
+        settings.put("tls_provider", SkiTls.defaultProvider().name());
+        return settings;
+    }
+
+    private static String human(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+
+    private void require(boolean condition, String message) {
+        if (!condition) {
+            throw new ParameterException(spec.commandLine(), message);
+        }
+    }
+}
