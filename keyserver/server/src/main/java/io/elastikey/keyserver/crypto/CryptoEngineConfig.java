@@ -24,7 +24,8 @@ public record CryptoEngineConfig(int workers, int queueCapacity, Duration closeT
 
     public CryptoEngineConfig {
         if (workers < 1 || workers > MAX_WORKERS) {
-            throw new IllegalArgumentException("crypto workers must be between 1 and " + MAX_WORKERS + ", was " + workers);
+            throw new IllegalArgumentException("crypto workers must be between 1 and " + MAX_WORKERS
+                    + ", was " + workers);
         }
         if (queueCapacity < 1 || queueCapacity > MAX_QUEUE_CAPACITY) {
             throw new IllegalArgumentException("crypto queue capacity must be between 1 and " + MAX_QUEUE_CAPACITY

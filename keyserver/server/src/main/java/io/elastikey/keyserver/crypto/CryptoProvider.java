@@ -166,7 +166,8 @@ public final class CryptoProvider {
 
     /** The key factory for {@code algorithm}; may be shared between threads only for ACCP's Ed25519 one. */
     KeyFactory keyFactory(String algorithm) throws NoSuchAlgorithmException {
-        return usesAccpEd25519Keys("KeyFactory", algorithm) ? accpEd25519Keys : first(algorithm, KeyFactory::getInstance);
+        return usesAccpEd25519Keys("KeyFactory", algorithm) ? accpEd25519Keys
+                : first(algorithm, KeyFactory::getInstance);
     }
 
     private boolean usesAccpEd25519Keys(String type, String algorithm) {

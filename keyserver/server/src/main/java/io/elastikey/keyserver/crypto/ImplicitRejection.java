@@ -12,12 +12,13 @@ import javax.crypto.spec.SecretKeySpec;
  * section 7.4.7.1, made deterministic as in draft-irtf-cfrg-rsa-guidance's implicit rejection).
  *
  * <p>{@code substitute = HMAC-SHA256(secret, label || 0x01 || len(keyId) || keyId || c) ||
- * HMAC-SHA256(secret, label || 0x02 || len(keyId) || keyId || c)} (the length in two bytes), of which the first 48 bytes are used. The key ID is in it so the
- * same ciphertext sent to two keys gets unrelated answers. It is computed for every {@code RSA}
- * request, valid or not, so both take the same path.
+ * HMAC-SHA256(secret, label || 0x02 || len(keyId) || keyId || c)}, with the key ID's length in
+ * two bytes; the first 48 bytes are used. The key ID is in it so that the same ciphertext sent
+ * for two keys gets unrelated answers. It is computed for every {@code RSA} request, valid or
+ * not, so both take the same path.
  *
- * <p>Thread-safe: each thread keeps its own {@code Mac}, keyed once. The secret is not kept
- * anywhere else; it never leaves the {@code Mac}.
+ * <p>Thread-safe: each thread keeps its own {@code Mac}, keyed once. The secret is held only as
+ * the {@code SecretKeySpec} those {@code Mac}s are keyed from; nothing prints it.
  */
 final class ImplicitRejection {
     /** The length of the secret, and of the HMAC-SHA256 key it becomes. */

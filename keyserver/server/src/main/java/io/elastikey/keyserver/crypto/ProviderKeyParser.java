@@ -64,7 +64,8 @@ final class ProviderKeyParser implements PrivateKeyParser {
             case RSA_4096 -> rsaBits(key) == 4096;
             case EC_P256 -> P256_ORDER.equals(ecOrder(key));
             case EC_P384 -> P384_ORDER.equals(ecOrder(key));
-            case ED25519 -> "Ed25519".equalsIgnoreCase(key.getAlgorithm()) || "EdDSA".equalsIgnoreCase(key.getAlgorithm());
+            case ED25519 -> "Ed25519".equalsIgnoreCase(key.getAlgorithm())
+                    || "EdDSA".equalsIgnoreCase(key.getAlgorithm());
         };
     }
 

@@ -36,7 +36,8 @@ class CryptoEngineTest {
     private static final byte[] OUTPUT = {1, 2, 3};
 
     private final LoadedKey key = TestKeys.loaded(CryptoProvider.jdk(), KeyType.EC_P256);
-    private final SkiRequest request = SkiRequest.sign(key.keyId(), SignatureScheme.ECDSA_SECP256R1_SHA256, new byte[8]);
+    private final SkiRequest request =
+            SkiRequest.sign(key.keyId(), SignatureScheme.ECDSA_SECP256R1_SHA256, new byte[8]);
 
     @Test
     void operationsRunOnWorkerThreadsNotTheCaller() throws Exception {
@@ -119,7 +120,8 @@ class CryptoEngineTest {
                 gate.awaitOpen();
                 task.run();
             }));
-            CompletableFuture<Void> callback = future.thenAccept(out -> completedOn.set(Thread.currentThread().getName()));
+            CompletableFuture<Void> callback =
+                    future.thenAccept(out -> completedOn.set(Thread.currentThread().getName()));
             gate.open();
 
             callback.get(10, TimeUnit.SECONDS);
@@ -195,9 +197,12 @@ class CryptoEngineTest {
 
     @Test
     void configurationIsValidatedNotClamped() {
-        assertThatThrownBy(() -> config(0, 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("workers");
-        assertThatThrownBy(() -> config(1, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("queue capacity");
-        assertThatThrownBy(() -> config(CryptoEngineConfig.MAX_WORKERS + 1, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> config(0, 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("workers");
+        assertThatThrownBy(() -> config(1, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("queue capacity");
+        assertThatThrownBy(() -> config(CryptoEngineConfig.MAX_WORKERS + 1, 1))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> config(1, 1).withCloseTimeout(Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(CryptoEngineConfig.defaults().workers()).isEqualTo(Runtime.getRuntime().availableProcessors());

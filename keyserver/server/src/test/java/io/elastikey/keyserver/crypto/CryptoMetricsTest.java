@@ -18,9 +18,11 @@ class CryptoMetricsTest {
         CryptoProvider provider = CryptoProvider.select(ProviderChoice.AUTO);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         LoadedKey key = TestKeys.loaded(CryptoProvider.jdk(), KeyType.EC_P256);
-        try (CryptoEngine engine = new CryptoEngine((k, r) -> new byte[1], new CryptoEngineConfig(1, 1, Duration.ofSeconds(5)))) {
+        CryptoEngineConfig config = new CryptoEngineConfig(1, 1, Duration.ofSeconds(5));
+        try (CryptoEngine engine = new CryptoEngine((k, r) -> new byte[1], config)) {
             new CryptoMetrics(engine, provider).bindTo(registry);
-            engine.submit(key, SkiRequest.sign(key.keyId(), SignatureScheme.ED25519, new byte[1]), System.nanoTime() - 1);
+            SkiRequest request = SkiRequest.sign(key.keyId(), SignatureScheme.ED25519, new byte[1]);
+            engine.submit(key, request, System.nanoTime() - 1);
 
             assertThat(registry.get("elastikey.crypto.provider").tag("name", provider.name())
                     .tag("version", provider.version()).gauge().value()).isEqualTo(1.0);

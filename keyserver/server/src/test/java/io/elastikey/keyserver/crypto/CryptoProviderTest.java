@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CryptoProviderTest {
@@ -65,7 +66,7 @@ class CryptoProviderTest {
 
     @Test
     void everyKeyTypeHasAKeyFactoryInEitherSelection() {
-        for (CryptoProvider provider : new CryptoProvider[]{CryptoProvider.jdk(), CryptoProvider.select(ProviderChoice.AUTO)}) {
+        for (CryptoProvider provider : List.of(CryptoProvider.jdk(), CryptoProvider.select(ProviderChoice.AUTO))) {
             assertThat(provider.description()).doesNotContain("=none");
         }
     }

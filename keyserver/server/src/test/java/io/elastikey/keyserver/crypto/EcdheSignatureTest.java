@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class EcdheSignatureTest {
     /** What a TLS 1.2 ServerKeyExchange signs: client random, server random, the ECDH parameters. */
     private static final byte[] PARAMS = ("client random 32 bytes.........server random 32 bytes........."
-            + "\u0003\u0000\u0017\u0041 an uncompressed P-256 point would go here").getBytes(StandardCharsets.ISO_8859_1);
+            + "\u0003\u0000\u0017\u0041 an uncompressed P-256 point would go here")
+            .getBytes(StandardCharsets.ISO_8859_1);
 
     static List<Arguments> cases() {
         List<Arguments> cases = new ArrayList<>();

@@ -49,9 +49,13 @@ class ImplicitRejectionTest {
         byte[] otherCiphertext = CIPHERTEXT.clone();
         otherCiphertext[255] ^= 1;
 
-        assertThat(new ImplicitRejection(providers.get(), secret(2)).substitute("key-a", CIPHERTEXT)).isNotEqualTo(base);
-        assertThat(new ImplicitRejection(providers.get(), secret(1)).substitute("key-b", CIPHERTEXT)).isNotEqualTo(base);
-        assertThat(new ImplicitRejection(providers.get(), secret(1)).substitute("key-a", otherCiphertext)).isNotEqualTo(base);
+        ImplicitRejection sameSecret = new ImplicitRejection(providers.get(), secret(1));
+        ImplicitRejection otherSecret = new ImplicitRejection(providers.get(), secret(2));
+
+        assertThat(sameSecret.substitute("key-a", CIPHERTEXT.clone())).isEqualTo(base);
+        assertThat(otherSecret.substitute("key-a", CIPHERTEXT)).isNotEqualTo(base);
+        assertThat(sameSecret.substitute("key-b", CIPHERTEXT)).isNotEqualTo(base);
+        assertThat(sameSecret.substitute("key-a", otherCiphertext)).isNotEqualTo(base);
     }
 
     @ParameterizedTest

@@ -19,7 +19,8 @@ final class JdkCrypto {
     private JdkCrypto() {
     }
 
-    static boolean verify(String algorithm, PublicKey key, byte[] data, byte[] signature) throws GeneralSecurityException {
+    static boolean verify(String algorithm, PublicKey key, byte[] data, byte[] signature)
+            throws GeneralSecurityException {
         return verify(algorithm, null, key, data, signature);
     }
 

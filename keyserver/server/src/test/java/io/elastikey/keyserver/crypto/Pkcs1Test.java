@@ -44,7 +44,9 @@ class Pkcs1Test {
     void theSmallestBlockThatFitsAPremasterIsChecked() {
         byte[] block = RsaDecryptionTest.block(59, 0x00, 0x02, 48); // 8 bytes of padding
 
-        assertThat(Pkcs1.premasterOrSubstitute(block.clone(), substitute())).isEqualTo(Arrays.copyOfRange(block, 11, 59));
+        byte[] message = Arrays.copyOfRange(block, 11, 59);
+
+        assertThat(Pkcs1.premasterOrSubstitute(block, substitute())).isEqualTo(message);
     }
 
     @Test

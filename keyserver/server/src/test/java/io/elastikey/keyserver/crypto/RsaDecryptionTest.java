@@ -50,7 +50,9 @@ class RsaDecryptionTest {
         premaster[0] = 3;
         premaster[1] = 3;
 
-        byte[] answer = operations.perform(key, SkiRequest.rsa(key.keyId(), JdkCrypto.encryptPkcs1(key.publicKey(), premaster)));
+        byte[] ciphertext = JdkCrypto.encryptPkcs1(key.publicKey(), premaster);
+
+        byte[] answer = operations.perform(key, SkiRequest.rsa(key.keyId(), ciphertext));
 
         assertThat(answer).isEqualTo(premaster);
     }
@@ -86,7 +88,9 @@ class RsaDecryptionTest {
         LoadedKey key = TestKeys.loaded(operations.provider(), KeyType.RSA_2048);
         byte[] secret32 = random(32);
 
-        byte[] answer = operations.perform(key, SkiRequest.rsa(key.keyId(), JdkCrypto.encryptPkcs1(key.publicKey(), secret32)));
+        byte[] ciphertext = JdkCrypto.encryptPkcs1(key.publicKey(), secret32);
+
+        byte[] answer = operations.perform(key, SkiRequest.rsa(key.keyId(), ciphertext));
 
         assertThat(answer).hasSize(48);
         assertThat(Arrays.copyOfRange(answer, 16, 48)).isNotEqualTo(secret32);
@@ -126,7 +130,8 @@ class RsaDecryptionTest {
         byte[] random = JdkCrypto.rawPublic(key.publicKey(), random(k - 1));
 
         for (byte[] ciphertext : List.of(one, random, JdkCrypto.encryptPkcs1(key.publicKey(), random(48)))) {
-            BigInteger expected = new BigInteger(1, ciphertext).modPow(jdkKey.getPrivateExponent(), jdkKey.getModulus());
+            BigInteger expected = new BigInteger(1, ciphertext)
+                    .modPow(jdkKey.getPrivateExponent(), jdkKey.getModulus());
 
             byte[] answer = operations.perform(key, SkiRequest.rsaRaw(key.keyId(), ciphertext));
 
@@ -144,7 +149,8 @@ class RsaDecryptionTest {
         List<byte[]> inputs = List.of(Arrays.copyOf(valid, 255), Arrays.copyOf(valid, 257), new byte[0], modulus);
 
         for (byte[] input : inputs) {
-            for (SkiRequest request : List.of(SkiRequest.rsa(rsa.keyId(), input), SkiRequest.rsaRaw(rsa.keyId(), input))) {
+            for (SkiRequest request : List.of(SkiRequest.rsa(rsa.keyId(), input),
+                    SkiRequest.rsaRaw(rsa.keyId(), input))) {
                 assertMalformed(operations, rsa, request, input);
             }
         }

@@ -11,6 +11,7 @@ import io.elastikey.protocol.ski.SkiException;
 import io.elastikey.protocol.ski.SkiRequest;
 
 import java.nio.charset.StandardCharsets;
+import java.security.PublicKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -59,11 +60,14 @@ class SignSchemeTest {
             return;
         }
         byte[] signature = operations.perform(key, request);
-        assertThat(JdkCrypto.verify(expected.algorithm, expected.pssHash == null ? null : JdkCrypto.pss(expected.pssHash),
-                key.publicKey(), CONTENT, signature)).isTrue();
+        assertThat(expected.verify(key.publicKey(), signature)).isTrue();
     }
 
     private record Verification(String algorithm, String pssHash) {
+        boolean verify(PublicKey key, byte[] signature) throws Exception {
+            return JdkCrypto.verify(algorithm, pssHash == null ? null : JdkCrypto.pss(pssHash), key, CONTENT,
+                    signature);
+        }
     }
 
     /** How the JDK verifies {@code scheme} with a key of {@code type}, or null when they do not fit. */
@@ -93,12 +97,11 @@ class SignSchemeTest {
                 for (KeyType type : List.of(KeyType.RSA_2048, KeyType.EC_P256, KeyType.ED25519)) {
                     LoadedKey key = TestKeys.loaded(operations.provider(), type, index);
                     SignatureScheme scheme = type == KeyType.RSA_2048 ? SignatureScheme.RSA_PSS_RSAE_SHA256
-                            : type == KeyType.EC_P256 ? SignatureScheme.ECDSA_SECP256R1_SHA256 : SignatureScheme.ED25519;
-                    Verification expected = expectation(type, scheme);
+                            : type == KeyType.EC_P256 ? SignatureScheme.ECDSA_SECP256R1_SHA256
+                            : SignatureScheme.ED25519;
                     byte[] signature = operations.perform(key, SkiRequest.sign(key.keyId(), scheme, CONTENT));
-                    assertThat(JdkCrypto.verify(expected.algorithm,
-                            expected.pssHash == null ? null : JdkCrypto.pss(expected.pssHash),
-                            key.publicKey(), CONTENT, signature)).as("%s key %d", type, index).isTrue();
+                    assertThat(expectation(type, scheme).verify(key.publicKey(), signature))
+                            .as("%s key %d", type, index).isTrue();
                 }
             }
         }

@@ -18,10 +18,14 @@ class SignatureSelectionTest {
 
     @Test
     void ecdheFollowsTheKeyAndTheHash() {
-        assertThat(SignatureSelection.forEcdhe(KeyType.RSA_3072, SkiHash.MD5_SHA1)).isEqualTo(SignatureRecipe.RSA_PKCS1_MD5_SHA1);
-        assertThat(SignatureSelection.forEcdhe(KeyType.RSA_2048, SkiHash.SHA1)).isEqualTo(SignatureRecipe.RSA_PKCS1_SHA1);
-        assertThat(SignatureSelection.forEcdhe(KeyType.EC_P384, SkiHash.MD5_SHA1)).isEqualTo(SignatureRecipe.ECDSA_MD5_SHA1);
-        assertThat(SignatureSelection.forEcdhe(KeyType.EC_P256, SkiHash.SHA512)).isEqualTo(SignatureRecipe.ECDSA_SHA512);
+        assertThat(SignatureSelection.forEcdhe(KeyType.RSA_3072, SkiHash.MD5_SHA1))
+                .isEqualTo(SignatureRecipe.RSA_PKCS1_MD5_SHA1);
+        assertThat(SignatureSelection.forEcdhe(KeyType.RSA_2048, SkiHash.SHA1))
+                .isEqualTo(SignatureRecipe.RSA_PKCS1_SHA1);
+        assertThat(SignatureSelection.forEcdhe(KeyType.EC_P384, SkiHash.MD5_SHA1))
+                .isEqualTo(SignatureRecipe.ECDSA_MD5_SHA1);
+        assertThat(SignatureSelection.forEcdhe(KeyType.EC_P256, SkiHash.SHA512))
+                .isEqualTo(SignatureRecipe.ECDSA_SHA512);
     }
 
     @ParameterizedTest
@@ -48,7 +52,8 @@ class SignatureSelectionTest {
                 "needs a P-521 key");
         assertMalformed(() -> SignatureSelection.forScheme(KeyType.ED25519, SignatureScheme.RSA_PKCS1_SHA256),
                 "does not fit a ed25519 key");
-        assertThat(SignatureSelection.forScheme(KeyType.EC_P384, SignatureScheme.ECDSA_SHA1)).isEqualTo(SignatureRecipe.ECDSA_SHA1);
+        assertThat(SignatureSelection.forScheme(KeyType.EC_P384, SignatureScheme.ECDSA_SHA1))
+                .isEqualTo(SignatureRecipe.ECDSA_SHA1);
     }
 
     private static void assertMalformed(Runnable selection, String reason) {
