@@ -210,6 +210,19 @@ class SkiClientTest {
         assertThat(server.connectionsAccepted()).isEqualTo(2);
     }
 
+    @Test
+    void anHttp11AnswerWithConnectionCloseEndsTheConnectionWithoutFailingAnything() throws Exception {
+        SkiTestServer server = server(SkiTestServer.start(pki))
+                .behaviour(request -> CannedAnswer.outputThenClose(request.input()));
+        SkiClient client = client(server, SkiHttpVersion.HTTP_1_1, options -> options.connections(1));
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(await(client.execute(SkiRequest.rsa(SPKI, new byte[] {(byte) i})))).containsExactly(i);
+        }
+
+        assertThat(server.connectionsAccepted()).isEqualTo(3);
+    }
+
     @ParameterizedTest
     @EnumSource(SkiHttpVersion.class)
     void rawPostsReachTheServerAsTheyAre(SkiHttpVersion version) throws Exception {

@@ -15,6 +15,7 @@ import io.elastikey.protocol.pki.DevPki;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -200,6 +201,8 @@ public final class SkiTestServer implements AutoCloseable {
             received.incrementAndGet();
             if (answer instanceof CannedAnswer.Output output) {
                 respond(ctx, inFlight, 200, SkiJson.encodeOutput(output.output()));
+            } else if (answer instanceof CannedAnswer.OutputThenClose output) {
+                respond(ctx, inFlight, 200, SkiJson.encodeOutput(output.output()), true);
             } else if (answer instanceof CannedAnswer.Error error) {
                 respond(ctx, inFlight, error.error().status(), SkiJson.encodeError(error.error()));
             } else if (answer instanceof CannedAnswer.Raw raw) {
@@ -224,12 +227,22 @@ public final class SkiTestServer implements AutoCloseable {
         }
 
         private void respond(ChannelHandlerContext ctx, AtomicInteger inFlight, int status, byte[] body) {
+            respond(ctx, inFlight, status, body, false);
+        }
+
+        private void respond(ChannelHandlerContext ctx, AtomicInteger inFlight, int status, byte[] body,
+                boolean close) {
             inFlight.decrementAndGet();
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(status), Unpooled.wrappedBuffer(body));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-            ctx.writeAndFlush(response);
+            if (close) {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+                ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            } else {
+                ctx.writeAndFlush(response);
+            }
         }
     }
 }
