@@ -78,7 +78,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     SkiMethod method;
 
     @Option(names = "--hash", defaultValue = "SHA-256", converter = OptionConverters.HashConverter.class,
-            description = "Hash for ECDHE: SHA1, SHA-224, SHA-256, SHA-384, SHA-512, MD5-SHA1 (default: ${DEFAULT-VALUE}).")
+            description = "Hash for ECDHE: SHA1, SHA-224, SHA-256, SHA-384, SHA-512, MD5-SHA1 "
+                    + "(default: ${DEFAULT-VALUE}).")
     SkiHash hash;
 
     @Option(names = "--scheme", defaultValue = "auto", paramLabel = "SCHEME",
@@ -97,7 +98,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     @Option(names = "--connections", defaultValue = "1", description = "Connections (default: ${DEFAULT-VALUE}).")
     int connections;
 
-    @Option(names = "--rate", defaultValue = "1000", description = "Open loop: requests per second (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rate", defaultValue = "1000",
+            description = "Open loop: requests per second (default: ${DEFAULT-VALUE}).")
     long rate;
 
     @Option(names = "--closed-loop", description = "Keep --concurrency requests in flight instead of a rate.")
@@ -131,7 +133,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     int maxOutstanding;
 
     @Option(names = "--event-loop-threads", defaultValue = "0",
-            description = "Client event-loop threads; 0: one per connection up to the CPU count (default: ${DEFAULT-VALUE}).")
+            description = "Client event-loop threads; 0: one per connection up to the CPU count "
+                    + "(default: ${DEFAULT-VALUE}).")
     int eventLoopThreads;
 
     @Option(names = "--slo-ms", defaultValue = "120",

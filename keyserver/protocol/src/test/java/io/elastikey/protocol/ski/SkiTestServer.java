@@ -168,9 +168,8 @@ public final class SkiTestServer implements AutoCloseable {
         @Override
         protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
             if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-                ctx.pipeline().addLast(Http2FrameCodecBuilder.forServer()
-                                .initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(maxConcurrentStreams))
-                                .build(),
+                Http2Settings settings = Http2Settings.defaultSettings().maxConcurrentStreams(maxConcurrentStreams);
+                ctx.pipeline().addLast(Http2FrameCodecBuilder.forServer().initialSettings(settings).build(),
                         new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
                             @Override
                             protected void initChannel(Http2StreamChannel stream) {
