@@ -5,6 +5,7 @@
 //       --http 2 --connections 4 --rate 30000 --duration 60 --warmup 10 --result results/ecdsa-h2-c4
 package io.elastikey.perf.ski;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -163,12 +164,15 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     public Integer call() throws Exception {
         validate();
         try {
-            LoadReport report = run();
-            return report.verifyFailures() > 0 || report.answered() == 0 ? 1 : 0;
+            LoadReport result = run();
+            return result.verifyFailures() > 0 || result.answered() == 0 ? 1 : 0;
         } catch (SkiTransportException e) {
             out.println("cannot reach " + target + ": " + e.getMessage()
                     + (e.getCause() != null ? " (" + e.getCause().getMessage() + ")" : ""));
             return 1;
+        } catch (IOException | IllegalArgumentException e) {
+            out.println(e.getMessage()); // an unreadable file, or keys that cannot serve the method
+            return 2;
         }
     }
 

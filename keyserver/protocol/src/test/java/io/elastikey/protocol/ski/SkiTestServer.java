@@ -153,8 +153,12 @@ public final class SkiTestServer implements AutoCloseable {
         answers.forEach(Runnable::run);
     }
 
+    /** Stops listening and closes every connection; a second call does nothing. */
     @Override
     public void close() {
+        if (group.isShuttingDown()) {
+            return;
+        }
         listener.close().syncUninterruptibly();
         channels.close().syncUninterruptibly();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
