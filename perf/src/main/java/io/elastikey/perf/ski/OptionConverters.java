@@ -79,7 +79,8 @@ final class OptionConverters {
                     case 's' -> Duration.ofSeconds(amount);
                     case 'm' -> Duration.ofMinutes(amount);
                     case 'h' -> Duration.ofHours(amount);
-                    default -> throw new TypeConversionException("'" + value + "' has an unknown unit; use ms, s, m or h");
+                    default -> throw new TypeConversionException("'" + value
+                            + "' has an unknown unit; use ms, s, m or h");
                 };
             } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
                 throw new TypeConversionException("'" + value + "' is not a duration such as 30, 30s, 500ms or 2m");

@@ -5,6 +5,7 @@
 //       --http 2 --connections 4 --rate 30000 --duration 60 --warmup 10 --result results/ecdsa-h2-c4
 package io.elastikey.perf.ski;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -78,7 +79,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     SkiMethod method;
 
     @Option(names = "--hash", defaultValue = "SHA-256", converter = OptionConverters.HashConverter.class,
-            description = "Hash for ECDHE: SHA1, SHA-224, SHA-256, SHA-384, SHA-512, MD5-SHA1 (default: ${DEFAULT-VALUE}).")
+            description = "Hash for ECDHE: SHA1, SHA-224, SHA-256, SHA-384, SHA-512, MD5-SHA1 "
+                    + "(default: ${DEFAULT-VALUE}).")
     SkiHash hash;
 
     @Option(names = "--scheme", defaultValue = "auto", paramLabel = "SCHEME",
@@ -97,7 +99,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     @Option(names = "--connections", defaultValue = "1", description = "Connections (default: ${DEFAULT-VALUE}).")
     int connections;
 
-    @Option(names = "--rate", defaultValue = "1000", description = "Open loop: requests per second (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rate", defaultValue = "1000",
+            description = "Open loop: requests per second (default: ${DEFAULT-VALUE}).")
     long rate;
 
     @Option(names = "--closed-loop", description = "Keep --concurrency requests in flight instead of a rate.")
@@ -131,7 +134,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     int maxOutstanding;
 
     @Option(names = "--event-loop-threads", defaultValue = "0",
-            description = "Client event-loop threads; 0: one per connection up to the CPU count (default: ${DEFAULT-VALUE}).")
+            description = "Client event-loop threads; 0: one per connection up to the CPU count "
+                    + "(default: ${DEFAULT-VALUE}).")
     int eventLoopThreads;
 
     @Option(names = "--slo-ms", defaultValue = "120",
@@ -160,12 +164,15 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     public Integer call() throws Exception {
         validate();
         try {
-            LoadReport report = run();
-            return report.verifyFailures() > 0 || report.answered() == 0 ? 1 : 0;
+            LoadReport result = run();
+            return result.verifyFailures() > 0 || result.answered() == 0 ? 1 : 0;
         } catch (SkiTransportException e) {
             out.println("cannot reach " + target + ": " + e.getMessage()
                     + (e.getCause() != null ? " (" + e.getCause().getMessage() + ")" : ""));
             return 1;
+        } catch (IOException | IllegalArgumentException e) {
+            out.println(e.getMessage()); // an unreadable file, or keys that cannot serve the method
+            return 2;
         }
     }
 

@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.stream.LongStream;
 
 import io.elastikey.perf.ski.SkiWorkload.KeyOrder;
 import io.elastikey.protocol.pki.CertificateAuthority;
@@ -79,7 +80,7 @@ class SkiKeySetTest {
         assertThat(workload.request(0, random).key()).isEqualTo(keys.get(0));
         assertThat(workload.request(1, random).key()).isEqualTo(keys.get(1));
         assertThat(workload.request(2, random).key()).isEqualTo(keys.get(0));
-        assertThat(java.util.stream.LongStream.range(0, 6).mapToObj(i -> workload.request(i, random)).distinct())
+        assertThat(LongStream.range(0, 6).mapToObj(i -> workload.request(i, random)).distinct())
                 .hasSize(6);
     }
 

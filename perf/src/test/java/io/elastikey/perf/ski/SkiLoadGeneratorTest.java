@@ -117,12 +117,33 @@ class SkiLoadGeneratorTest {
         assertThat(lastReport.latency().getTotalCount()).as("SKI errors are timed too").isEqualTo(100);
     }
 
+    @Test
+    void aServerThatCannotBeReachedEndsTheRunAtOnce() throws Exception {
+        int port = server.address().getPort();
+        server.close();
+
+        int status = run("--target", "127.0.0.1:" + port, "--rate", "100", "--duration", "1");
+
+        assertThat(status).isEqualTo(1);
+        assertThat(text()).contains("cannot reach 127.0.0.1:" + port).contains("CONNECT_FAILED");
+    }
+
+    @Test
+    void keysThatCannotServeTheMethodAreAUsageError() {
+        int status = run("--method", "SIGN", "--scheme", "ed25519", "--duration", "1");
+
+        assertThat(status).isEqualTo(2);
+        assertThat(text()).contains("no key in the key file can serve SIGN with ed25519");
+    }
+
     private LoadReport lastReport;
 
     private int run(String... options) {
-        List<String> args = new ArrayList<>(List.of("--target", "127.0.0.1:" + server.address().getPort(),
-                "--pki", pki.directory().toString(), "--keys", keysFile.toString()));
-        args.addAll(List.of(options));
+        List<String> args = new ArrayList<>(List.of(options));
+        if (!args.contains("--target")) {
+            args.addAll(List.of("--target", "127.0.0.1:" + server.address().getPort()));
+        }
+        args.addAll(List.of("--pki", pki.directory().toString(), "--keys", keysFile.toString()));
         SkiLoadGenerator generator = new SkiLoadGenerator()
                 .printTo(new PrintStream(output, true, StandardCharsets.UTF_8));
         int status = new CommandLine(generator).execute(args.toArray(String[]::new));

@@ -99,7 +99,8 @@ final class Connector {
         protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
             if (!version.alpnName().equals(protocol)) {
                 ready.completeExceptionally(new SkiTransportException(Kind.CONNECT_FAILED, "the server at " + address
-                        + " chose " + protocol + " but this client speaks " + version.alpnName()));
+                        + " chose " + protocol + " but this client speaks " + version.alpnName()
+                        + " (is the SslContext built for HTTP/" + version.label() + "?)"));
                 ctx.close();
                 return;
             }

@@ -14,8 +14,8 @@ import io.netty.util.ReferenceCountUtil;
 
 /**
  * Connection-level frames the multiplexer passes on (GOAWAY, SETTINGS, PING) end here. The first SETTINGS makes the
- * connection ready; GOAWAY means "no new streams on this connection": the pool is told to retire it. Errors of the connection itself close it, which fails its open
- * streams through their own handlers.
+ * connection ready; GOAWAY means "no new streams on this connection": the pool is told to retire it. Errors of the
+ * connection itself close it, which fails its open streams through their own handlers.
  */
 final class Http2ConnectionTail extends ChannelInboundHandlerAdapter {
     private final Consumer<Channel> onGoAway;

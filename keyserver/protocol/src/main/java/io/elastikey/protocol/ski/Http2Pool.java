@@ -138,17 +138,17 @@ final class Http2Pool implements ExchangePool {
                 return CompletableFuture.failedFuture(
                         new SkiTransportException(Kind.CLIENT_CLOSED, "the client is closed"));
             }
-            if (current == null || current.isCompletedExceptionally() || current.isDone() && !current.join().isActive()) {
+            if (current == null || current.isCompletedExceptionally() || current.isDone() && !isUp()) {
                 CompletableFuture<Channel> connecting = connector.connect(this::install);
-                connecting.thenAccept(channel -> channel.closeFuture().addListener(closed -> retire(connecting)));
+                connecting.thenAccept(channel -> channel.closeFuture().addListener(gone -> retire(connecting)));
                 current = connecting;
             }
             return current;
         }
 
         synchronized boolean isUp() {
-            return current != null && current.isDone() && !current.isCompletedExceptionally()
-                    && current.join().isActive();
+            Channel channel = current != null ? current.getNow(null) : null;
+            return channel != null && channel.isActive();
         }
 
         private CompletableFuture<?> install(ChannelPipeline pipeline) {

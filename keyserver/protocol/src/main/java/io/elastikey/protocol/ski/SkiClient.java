@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 
 /**
@@ -183,7 +184,7 @@ public final class SkiClient implements AutoCloseable {
         }
         pool.close();
         if (ownsGroup) {
-            io.netty.util.concurrent.Future<?> terminated = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            Future<?> terminated = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
             if (!isEventLoopThread()) {
                 terminated.awaitUninterruptibly(5, TimeUnit.SECONDS);
             }

@@ -11,7 +11,7 @@ import io.netty.handler.ssl.ApplicationProtocolNames;
  */
 public enum SkiHttpVersion {
     HTTP_1_1("1.1", ApplicationProtocolNames.HTTP_1_1, List.of(ApplicationProtocolNames.HTTP_1_1)),
-    /** Offers {@code http/1.1} after {@code h2}, so a server without HTTP/2 fails with a clear message, not a bare alert. */
+    /** Offers {@code http/1.1} after {@code h2}: a server without HTTP/2 then fails with a clear message. */
     HTTP_2("2", ApplicationProtocolNames.HTTP_2,
             List.of(ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1));
 

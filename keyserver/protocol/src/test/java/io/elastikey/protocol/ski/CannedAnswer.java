@@ -7,6 +7,10 @@ public sealed interface CannedAnswer {
     record Output(byte[] output) implements CannedAnswer {
     }
 
+    /** {@code 200 {"output": ...}} with {@code Connection: close}, and the connection closed after it (HTTP/1.1). */
+    record OutputThenClose(byte[] output) implements CannedAnswer {
+    }
+
     /** The error's status and exact body. */
     record Error(SkiError error) implements CannedAnswer {
     }
@@ -29,6 +33,10 @@ public sealed interface CannedAnswer {
 
     static CannedAnswer output(byte[] output) {
         return new Output(output);
+    }
+
+    static CannedAnswer outputThenClose(byte[] output) {
+        return new OutputThenClose(output);
     }
 
     static CannedAnswer error(SkiError error) {

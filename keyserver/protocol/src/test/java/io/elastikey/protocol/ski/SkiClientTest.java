@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import javax.net.ssl.SSLHandshakeException;
 
@@ -23,6 +24,7 @@ import io.elastikey.protocol.pki.IssuedCertificate;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.pki.Validity;
 import io.elastikey.protocol.ski.SkiTransportException.Kind;
+import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslProvider;
@@ -210,6 +212,19 @@ class SkiClientTest {
         assertThat(server.connectionsAccepted()).isEqualTo(2);
     }
 
+    @Test
+    void anHttp11AnswerWithConnectionCloseEndsTheConnectionWithoutFailingAnything() throws Exception {
+        SkiTestServer server = server(SkiTestServer.start(pki))
+                .behaviour(request -> CannedAnswer.outputThenClose(request.input()));
+        SkiClient client = client(server, SkiHttpVersion.HTTP_1_1, options -> options.connections(1));
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(await(client.execute(SkiRequest.rsa(SPKI, new byte[] {(byte) i})))).containsExactly(i);
+        }
+
+        assertThat(server.connectionsAccepted()).isEqualTo(3);
+    }
+
     @ParameterizedTest
     @EnumSource(SkiHttpVersion.class)
     void rawPostsReachTheServerAsTheyAre(SkiHttpVersion version) throws Exception {
@@ -333,7 +348,7 @@ class SkiClientTest {
     @Test
     void aSharedEventLoopGroupIsUsedAndLeftRunning() throws Exception {
         SkiTestServer server = server(SkiTestServer.start(pki));
-        io.netty.channel.EventLoopGroup shared = Transports.newGroup(1, true, "shared-test");
+        EventLoopGroup shared = Transports.newGroup(1, true, "shared-test");
         try {
             SkiClient client = client(server, SkiHttpVersion.HTTP_2, options -> options.eventLoopGroup(shared));
             assertThat(await(client.execute(SkiRequest.rsa(SPKI, new byte[] {9})))).containsExactly(9);
@@ -352,12 +367,12 @@ class SkiClientTest {
     }
 
     private SkiClient client(SkiTestServer server, SkiHttpVersion version,
-            java.util.function.UnaryOperator<SkiClientOptions.Builder> options) throws Exception {
+            UnaryOperator<SkiClientOptions.Builder> options) throws Exception {
         return client(server.address(), SkiTls.clientContext(pkiDirectory, version), version, options);
     }
 
     private SkiClient client(InetSocketAddress address, SslContext context, SkiHttpVersion version,
-            java.util.function.UnaryOperator<SkiClientOptions.Builder> options) {
+            UnaryOperator<SkiClientOptions.Builder> options) {
         SkiClient client = SkiClient.create(context, address,
                 options.apply(SkiClientOptions.builder().httpVersion(version)
                         .connectTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(15))).build());

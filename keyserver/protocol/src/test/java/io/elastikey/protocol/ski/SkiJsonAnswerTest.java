@@ -38,7 +38,8 @@ class SkiJsonAnswerTest {
 
     @Test
     void encodesErrorsWithTheirExactText() {
-        assertThat(text(SkiJson.encodeError(SkiError.MALFORMED_REQUEST))).isEqualTo("{\"error\":\"malformed request\"}");
+        assertThat(text(SkiJson.encodeError(SkiError.MALFORMED_REQUEST)))
+                .isEqualTo("{\"error\":\"malformed request\"}");
         assertThat(text(SkiJson.encodeError(SkiError.SPKI_NOT_FOUND))).isEqualTo("{\"error\":\"spki not found\"}");
         assertThat(text(SkiJson.encodeError(SkiError.OVERLOADED))).isEqualTo("{\"error\":\"overloaded\"}");
     }
@@ -78,7 +79,8 @@ class SkiJsonAnswerTest {
     @ValueSource(ints = {502, 504, 302, 401})
     void aStatusOfNoSkiErrorWithoutAnSkiTextIsABadAnswer(int status) {
         assertThatThrownBy(() -> SkiJson.decodeAnswer(status, bytes("<html>Bad Gateway</html>")))
-                .isInstanceOfSatisfying(SkiTransportException.class, e -> assertThat(e.kind()).isEqualTo(Kind.BAD_ANSWER));
+                .isInstanceOfSatisfying(SkiTransportException.class,
+                        e -> assertThat(e.kind()).isEqualTo(Kind.BAD_ANSWER));
     }
 
     @ParameterizedTest
@@ -86,7 +88,8 @@ class SkiJsonAnswerTest {
             "{\"output\":\"AAEC\"", "[\"AAEC\"]", "{\"result\":\"AAEC\"}"})
     void aSuccessWithoutAValidOutputIsABadAnswer(String body) {
         assertThatThrownBy(() -> SkiJson.decodeAnswer(200, bytes(body)))
-                .isInstanceOfSatisfying(SkiTransportException.class, e -> assertThat(e.kind()).isEqualTo(Kind.BAD_ANSWER));
+                .isInstanceOfSatisfying(SkiTransportException.class,
+                        e -> assertThat(e.kind()).isEqualTo(Kind.BAD_ANSWER));
     }
 
     @Test

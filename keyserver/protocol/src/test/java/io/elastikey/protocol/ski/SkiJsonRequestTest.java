@@ -191,7 +191,8 @@ class SkiJsonRequestTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"\"9F86D081884C7D659A2FEAA0C55AD015A3BF4F1\"", "\"9F86D081884C7D659A2FEAA0C55AD015A3BF4F1BB\"",
+    @ValueSource(strings = {"\"9F86D081884C7D659A2FEAA0C55AD015A3BF4F1\"",
+            "\"9F86D081884C7D659A2FEAA0C55AD015A3BF4F1BB\"",
             "\"9G86D081884C7D659A2FEAA0C55AD015A3BF4F1B\"", "\"9F:86:D0:81:88:4C:7D:65:9A:2F:EA:A0:C5:5A:D0:15\"",
             "\"\"", "null", "40", "\"\uff19F86D081884C7D659A2FEAA0C55AD015A3BF4F1B\""})
     void refusesSpkiThatIsNotHexOfASupportedLength(String value) {

@@ -15,6 +15,7 @@ import io.elastikey.protocol.pki.DevPki;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -152,8 +153,12 @@ public final class SkiTestServer implements AutoCloseable {
         answers.forEach(Runnable::run);
     }
 
+    /** Stops listening and closes every connection; a second call does nothing. */
     @Override
     public void close() {
+        if (group.isShuttingDown()) {
+            return;
+        }
         listener.close().syncUninterruptibly();
         channels.close().syncUninterruptibly();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
@@ -167,9 +172,8 @@ public final class SkiTestServer implements AutoCloseable {
         @Override
         protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
             if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-                ctx.pipeline().addLast(Http2FrameCodecBuilder.forServer()
-                                .initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(maxConcurrentStreams))
-                                .build(),
+                Http2Settings settings = Http2Settings.defaultSettings().maxConcurrentStreams(maxConcurrentStreams);
+                ctx.pipeline().addLast(Http2FrameCodecBuilder.forServer().initialSettings(settings).build(),
                         new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
                             @Override
                             protected void initChannel(Http2StreamChannel stream) {
@@ -200,6 +204,8 @@ public final class SkiTestServer implements AutoCloseable {
             received.incrementAndGet();
             if (answer instanceof CannedAnswer.Output output) {
                 respond(ctx, inFlight, 200, SkiJson.encodeOutput(output.output()));
+            } else if (answer instanceof CannedAnswer.OutputThenClose output) {
+                respond(ctx, inFlight, 200, SkiJson.encodeOutput(output.output()), true);
             } else if (answer instanceof CannedAnswer.Error error) {
                 respond(ctx, inFlight, error.error().status(), SkiJson.encodeError(error.error()));
             } else if (answer instanceof CannedAnswer.Raw raw) {
@@ -224,12 +230,22 @@ public final class SkiTestServer implements AutoCloseable {
         }
 
         private void respond(ChannelHandlerContext ctx, AtomicInteger inFlight, int status, byte[] body) {
+            respond(ctx, inFlight, status, body, false);
+        }
+
+        private void respond(ChannelHandlerContext ctx, AtomicInteger inFlight, int status, byte[] body,
+                boolean close) {
             inFlight.decrementAndGet();
             FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
                     HttpResponseStatus.valueOf(status), Unpooled.wrappedBuffer(body));
             response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-            ctx.writeAndFlush(response);
+            if (close) {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+                ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            } else {
+                ctx.writeAndFlush(response);
+            }
         }
     }
 }
