@@ -14,7 +14,7 @@ import io.elastikey.keyserver.crypto.CryptoOperations;
 import io.elastikey.keyserver.crypto.CryptoProvider;
 import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.keyserver.http.KeyServerInitializer;
-import io.elastikey.keyserver.http.Transports;
+import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
 import io.elastikey.keyserver.ski.AuditingRequestLog;
 import io.elastikey.keyserver.ski.Caller;
@@ -85,8 +85,8 @@ public final class KeyServer implements AutoCloseable {
                 new ArrayBlockingQueue<>(config.cryptoQueue()), new DefaultThreadFactory("key-loader", true),
                 new ThreadPoolExecutor.AbortPolicy());
         started(loaders::shutdown);
-        EventLoopGroup acceptors = Transports.eventLoopGroup(1, "ski-accept");
-        EventLoopGroup io = Transports.eventLoopGroup(0, "ski-io");
+        EventLoopGroup acceptors = Transports.newGroup(1, true, "ski-accept");
+        EventLoopGroup io = Transports.newGroup(0, true, "ski-io");
         started(() -> {
             acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
@@ -111,7 +111,7 @@ public final class KeyServer implements AutoCloseable {
         };
         channel = new ServerBootstrap()
                 .group(acceptors, io)
-                .channel(Transports.serverChannel(io))
+                .channel(Transports.serverChannelFor(io))
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new KeyServerInitializer(config, tls, metrics, callers, service,
@@ -121,7 +121,7 @@ public final class KeyServer implements AutoCloseable {
         admin = started(AdminServer.start(config.adminListen(), io, metrics, () -> ready));
         ready = true;
         log.info("key server listening on {} ({}, {}), admin on {}, {} keys, policy {} ({} rules)",
-                address(), Transports.name(), tls.current().getClass().getSimpleName(), admin.address(),
+                address(), Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),
                 repository.count(), config.policyFile(), policy.current().ruleCount());
     }
 

@@ -1,6 +1,8 @@
 // Connector -- opens one TLS connection to the key server and hands it over once ALPN has chosen the expected HTTP.
 package io.elastikey.protocol.ski;
 
+import io.elastikey.protocol.net.Transports;
+
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;

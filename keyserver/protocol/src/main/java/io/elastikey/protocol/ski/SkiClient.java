@@ -1,6 +1,8 @@
 // SkiClient -- asynchronous SKI over mutual TLS: HTTP/2 streams or HTTP/1.1 keep-alive, pooled, with timeouts.
 package io.elastikey.protocol.ski;
 
+import io.elastikey.protocol.net.Transports;
+
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.Set;

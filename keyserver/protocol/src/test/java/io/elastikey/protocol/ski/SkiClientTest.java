@@ -1,6 +1,8 @@
 // SkiClientTest -- SkiClient against SkiTestServer over real mutual TLS on loopback, HTTP/2 and HTTP/1.1.
 package io.elastikey.protocol.ski;
 
+import io.elastikey.protocol.net.Transports;
+
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,6 +1,6 @@
 package io.elastikey.keyserver.admin;
 
-import io.elastikey.keyserver.http.Transports;
+import io.elastikey.protocol.net.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -30,7 +30,7 @@ public final class AdminServer implements AutoCloseable {
         AdminHandler handler = new AdminHandler(metrics, ready);
         Channel channel = new ServerBootstrap()
                 .group(group)
-                .channel(Transports.serverChannel(group))
+                .channel(Transports.serverChannelFor(group))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

@@ -22,6 +22,8 @@ import java.util.function.Supplier;
  * Clients that offer no ALPN get HTTP/1.1.
  */
 final class ProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
+    private static final int RST_FRAMES_PER_STREAM = 16;
+
     private final Limits limits;
     private final Supplier<SkiHttpHandler> handlers;
 
@@ -48,7 +50,11 @@ final class ProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
             Http2Settings settings = Http2Settings.defaultSettings()
                     .maxConcurrentStreams(limits.maxStreams())
                     .maxHeaderListSize(limits.maxHeaderBytes());
-            pipeline.addLast("h2", Http2FrameCodecBuilder.forServer().initialSettings(settings).build());
+            // Rapid-reset protection, set well above what honest clients produce: an SKI client resets one
+            // stream per timed-out request, and under overload that can be every stream it has open.
+            pipeline.addLast("h2", Http2FrameCodecBuilder.forServer().initialSettings(settings)
+                    .decoderEnforceMaxRstFramesPerWindow(RST_FRAMES_PER_STREAM * limits.maxStreams(), 10)
+                    .build());
             pipeline.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
                 @Override
                 protected void initChannel(Http2StreamChannel stream) {
