@@ -3,9 +3,11 @@ package io.elastikey.keyserver.http;
 import io.elastikey.protocol.ski.SkiError;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 
 /**
@@ -22,8 +24,10 @@ final class OversizedRequestAggregator extends HttpObjectAggregator {
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
         // The base class releases the message after this returns.
-        ctx.writeAndFlush(SkiAnswers.error(ctx.alloc(), HttpVersion.HTTP_1_1,
-                        HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, SkiError.MALFORMED_REQUEST))
-                .addListener(ChannelFutureListener.CLOSE);
+        FullHttpResponse response = SkiAnswers.error(ctx.alloc(), HttpVersion.HTTP_1_1,
+                HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, SkiError.MALFORMED_REQUEST);
+        // Connection: close, so an HTTP/1.1 client does not reuse the connection (HTTP/2 drops the header).
+        HttpUtil.setKeepAlive(response, false);
+        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 }

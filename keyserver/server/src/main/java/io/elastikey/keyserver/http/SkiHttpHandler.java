@@ -121,10 +121,17 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return HttpResponseStatus.NOT_FOUND;
         }
         String type = request.headers().get(HttpHeaderNames.CONTENT_TYPE);
-        if (type != null && !type.regionMatches(true, 0, "application/json", 0, 16)) {
+        if (type != null && !isJson(type)) {
             return HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE;
         }
         return null;
+    }
+
+    /** Whether a Content-Type names JSON: {@code application/json}, parameters such as a charset allowed. */
+    private static boolean isJson(String contentType) {
+        int semicolon = contentType.indexOf(';');
+        String mediaType = semicolon < 0 ? contentType : contentType.substring(0, semicolon);
+        return mediaType.strip().equalsIgnoreCase("application/json");
     }
 
     static SkiError errorOf(Throwable failure) {
