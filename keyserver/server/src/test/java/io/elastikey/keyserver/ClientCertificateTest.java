@@ -18,6 +18,7 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.X509CRL;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
@@ -30,6 +31,7 @@ import javax.net.ssl.SSLSocket;
 import org.bouncycastle.asn1.x509.CRLReason;
 import org.bouncycastle.cert.X509CRLHolder;
 import org.bouncycastle.cert.X509v2CRLBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CRLConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v2CRLBuilder;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.junit.jupiter.api.AfterAll;
@@ -232,7 +234,7 @@ class ClientCertificateTest {
         }
 
         /** A CRL from the dev CA revoking {@code certificates}, signed with the CA's key. */
-        private java.security.cert.X509CRL crl(IssuedCertificate... certificates) throws Exception {
+        private X509CRL crl(IssuedCertificate... certificates) throws Exception {
             Instant now = Instant.now();
             X509v2CRLBuilder builder = new JcaX509v2CRLBuilder(ca.certificate(),
                     Date.from(now.minus(Duration.ofHours(1))));
@@ -243,13 +245,12 @@ class ClientCertificateTest {
             }
             X509CRLHolder holder = builder.build(new JcaContentSignerBuilder(ca.keyType().signatureAlgorithm())
                     .build(ca.privateKey()));
-            return new org.bouncycastle.cert.jcajce.JcaX509CRLConverter().getCRL(holder);
+            return new JcaX509CRLConverter().getCRL(holder);
         }
 
-        private static String pem(java.security.cert.X509CRL crl) throws Exception {
-            return "-----BEGIN X509 CRL-----\n"
-                    + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(crl.getEncoded())
-                    + "\n-----END X509 CRL-----\n";
+        private static String pem(X509CRL crl) throws Exception {
+            Base64.Encoder base64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII));
+            return "-----BEGIN X509 CRL-----\n" + base64.encodeToString(crl.getEncoded()) + "\n-----END X509 CRL-----\n";
         }
     }
 }

@@ -16,8 +16,8 @@ import java.util.Map;
 import org.slf4j.LoggerFactory;
 
 /**
- * Attaches an appender to the root logger (which the audit logger also reaches: it is additive) and lowers the
- * given loggers' levels for the duration, restoring them on {@link #close}. The layout prints every part of an
+ * Attaches an appender to the root logger and to the audit logger (made non-additive meanwhile, so its lines are
+ * captured once) and lowers the given loggers' levels for the duration, restoring all of it on {@link #close}. The layout prints every part of an
  * event that could carry data: message with its arguments, MDC, and full stack traces with their messages.
  */
 final class LogCapture implements AutoCloseable {
@@ -25,6 +25,8 @@ final class LogCapture implements AutoCloseable {
     private final OutputStreamAppender<ILoggingEvent> appender = new OutputStreamAppender<>();
     private final Map<Logger, Level> saved = new LinkedHashMap<>();
     private final Logger root;
+    private final Logger audit;
+    private final boolean auditAdditive;
 
     private LogCapture(Map<String, Level> levels) {
         LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
@@ -44,6 +46,11 @@ final class LogCapture implements AutoCloseable {
             logger.setLevel(level);
         });
         root.addAppender(appender);
+        // Directly on the audit logger too, and only there, whatever another test left its additivity at.
+        audit = context.getLogger(AuditLog.LOGGER_NAME);
+        auditAdditive = audit.isAdditive();
+        audit.setAdditive(false);
+        audit.addAppender(appender);
     }
 
     /**
@@ -74,6 +81,8 @@ final class LogCapture implements AutoCloseable {
     @Override
     public void close() {
         root.detachAppender(appender);
+        audit.detachAppender(appender);
+        audit.setAdditive(auditAdditive);
         appender.stop();
         saved.forEach(Logger::setLevel);
     }
