@@ -250,7 +250,8 @@ class ClientCertificateTest {
 
         private static String pem(X509CRL crl) throws Exception {
             Base64.Encoder base64 = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII));
-            return "-----BEGIN X509 CRL-----\n" + base64.encodeToString(crl.getEncoded()) + "\n-----END X509 CRL-----\n";
+            return "-----BEGIN X509 CRL-----\n" + base64.encodeToString(crl.getEncoded())
+                    + "\n-----END X509 CRL-----\n";
         }
     }
 }

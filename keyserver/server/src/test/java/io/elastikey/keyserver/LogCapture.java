@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Attaches an appender to the root logger and to the audit logger (made non-additive meanwhile, so its lines are
- * captured once) and lowers the given loggers' levels for the duration, restoring all of it on {@link #close}. The layout prints every part of an
- * event that could carry data: message with its arguments, MDC, and full stack traces with their messages.
+ * captured once) and lowers the given loggers' levels for the duration, restoring all of it on {@link #close}.
+ * The layout prints every part of an event that could carry data: message with its arguments, MDC, and full
+ * stack traces with their messages.
  */
 final class LogCapture implements AutoCloseable {
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();

@@ -17,7 +17,6 @@ import java.math.BigInteger;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.Signature;
 import java.security.interfaces.RSAPublicKey;
