@@ -1,5 +1,6 @@
 package io.elastikey.keyserver;
 
+import io.elastikey.keyserver.authz.ClientIdentity;
 import io.elastikey.keyserver.config.ConfigSource;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.crypto.CryptoProvider;
@@ -14,12 +15,21 @@ import io.elastikey.protocol.pki.TestKeys;
 import io.elastikey.protocol.pki.TlsContexts;
 import io.elastikey.protocol.pki.Validity;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.KeyPair;
+import java.security.KeyStore;
+import java.security.Principal;
+import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +37,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
  * A real key server for tests: its own data directory with the development PKI, keys added
@@ -123,11 +139,16 @@ final class KeyServerFixture implements AutoCloseable {
 
     /** Posts {@code json} as an SKI request. */
     HttpResponse<String> post(HttpClient client, String json) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(uri())
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(json))
-                .build();
+        return send(client, request("/").header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)).build());
+    }
+
+    /** A request to {@code path} on the SKI endpoint, with a generous timeout and nothing else set. */
+    HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(uri().resolve(path)).timeout(Duration.ofSeconds(30));
+    }
+
+    HttpResponse<String> send(HttpClient client, HttpRequest request) throws Exception {
         return client.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
@@ -136,9 +157,139 @@ final class KeyServerFixture implements AutoCloseable {
                 HttpResponse.BodyHandlers.ofString());
     }
 
+    /** The admin endpoint's {@code /metrics}, parsed. */
+    ScrapedMetrics metrics() throws Exception {
+        HttpResponse<String> response = admin("/metrics");
+        if (response.statusCode() != 200) {
+            throw new IOException("/metrics answered " + response.statusCode());
+        }
+        return ScrapedMetrics.parse(response.body());
+    }
+
+    /**
+     * A TLS context trusting the dev CA and presenting {@code identity} whatever the server asks for (no client
+     * certificate at all when {@code null}). Unlike the JDK's own key manager it never withholds an expired
+     * certificate or one from a CA the server did not name, so refusals are the server's doing.
+     */
+    SSLContext tls(IssuedCertificate identity) throws Exception {
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("ca", pki.ca().certificate());
+        TrustManagerFactory trustManagers = TrustManagerFactory.getInstance("PKIX");
+        trustManagers.init(trust);
+        SSLContext context = SSLContext.getInstance("TLSv1.3");
+        KeyManager[] keyManagers = identity == null ? null : new KeyManager[] {new FixedKeyManager(identity)};
+        context.init(keyManagers, trustManagers.getTrustManagers(), null);
+        return context;
+    }
+
+    /**
+     * A raw TLS connection to the SKI port with the handshake started (no ALPN, so HTTP/1.1). With TLS 1.3 a
+     * refused client certificate shows only on the first read.
+     */
+    SSLSocket connect(SSLContext tls) throws IOException {
+        SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(),
+                server.address().getPort());
+        socket.setSoTimeout(10_000);
+        socket.startHandshake();
+        return socket;
+    }
+
+    /** The policy file the server reads ({@code policy} setting). */
+    Path policyFile() throws Exception {
+        return config().policyFile();
+    }
+
+    /** Writes the policy file, replacing any previous one atomically, as an operator's deploy tool would. */
+    void writePolicy(String text) throws Exception {
+        replaceFile(policyFile(), text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A policy line selecting {@code identity} by its certificate fingerprint. */
+    static String fingerprintOf(IssuedCertificate identity) throws Exception {
+        return ClientIdentity.of(identity.certificate()).fingerprint();
+    }
+
+    /** Replaces {@code file} by renaming a sibling over it, so a reader never sees half a file. */
+    static void replaceFile(Path file, byte[] content) throws IOException {
+        Path temporary = file.resolveSibling("." + file.getFileName() + ".new");
+        Files.write(temporary, content);
+        Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * Waits until {@code condition} holds, polling; fails after ten seconds. Only for changes that happen
+     * asynchronously (file reloads, metrics counted after an answer was sent); nothing is asserted about time.
+     */
+    static void await(String what, Callable<Boolean> condition) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (condition.call()) {
+                    return;
+                }
+                last = null;
+            } catch (Exception e) {
+                last = e;
+            }
+            Thread.sleep(50);
+        }
+        AssertionError failure = new AssertionError("gave up waiting until " + what);
+        if (last != null) {
+            failure.initCause(last);
+        }
+        throw failure;
+    }
+
     @Override
     public void close() {
         stop();
+    }
+
+    /** Presents one identity, unconditionally. */
+    private static final class FixedKeyManager extends X509ExtendedKeyManager {
+        private static final String ALIAS = "identity";
+        private final IssuedCertificate identity;
+
+        FixedKeyManager(IssuedCertificate identity) {
+            this.identity = identity;
+        }
+
+        @Override
+        public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+            return ALIAS;
+        }
+
+        @Override
+        public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+            return ALIAS;
+        }
+
+        @Override
+        public String[] getClientAliases(String keyType, Principal[] issuers) {
+            return new String[] {ALIAS};
+        }
+
+        @Override
+        public X509Certificate[] getCertificateChain(String alias) {
+            return identity.chainArray();
+        }
+
+        @Override
+        public PrivateKey getPrivateKey(String alias) {
+            return identity.privateKey();
+        }
+
+        @Override
+        public String[] getServerAliases(String keyType, Principal[] issuers) {
+            return null;
+        }
+
+        @Override
+        public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+            return null;
+        }
     }
 
     /** A key the server holds, with its public half and certificate for checking answers. */

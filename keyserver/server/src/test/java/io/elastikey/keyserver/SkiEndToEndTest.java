@@ -171,7 +171,7 @@ class SkiEndToEndTest {
         assertThat(new BigInteger(1, answer)).isEqualTo(expected);
     }
 
-    private static boolean verifyEcdhe(TestKey key, String hash, byte[] data, byte[] signature) throws Exception {
+    static boolean verifyEcdhe(TestKey key, String hash, byte[] data, byte[] signature) throws Exception {
         String algorithm = key.pair().getPublic().getAlgorithm();
         if (algorithm.equals("EdDSA") || algorithm.equals("Ed25519")) {
             Signature verifier = Signature.getInstance("Ed25519");

@@ -80,7 +80,16 @@ public final class Values {
         if (port < 0 || port > 65535) {
             throw new ConfigException(setting + ": port " + port + " is out of range 0-65535");
         }
-        return host.isEmpty() || host.equals("*") ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+        if (host.isEmpty() || host.equals("*")) {
+            return new InetSocketAddress(port);
+        }
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        if (address.isUnresolved()) {
+            // Binding it later would fail with an UnresolvedAddressException naming nothing.
+            throw new ConfigException(setting + ": host '" + host + "' in '" + text
+                    + "' does not resolve to an address");
+        }
+        return address;
     }
 
     public static int positiveInt(String setting, String text) {

@@ -1,17 +1,34 @@
 package io.elastikey.keyserver.http;
 
 import io.elastikey.protocol.ski.SkiError;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpContentException;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 
 /**
  * Netty's aggregator, answering a body over {@code limits.body} with {@code 413} and the SKI
- * JSON error shape rather than an empty page, then closing: the rest of the body is still on
- * the wire and the connection cannot be resynchronised.
+ * JSON error shape rather than an empty page.
+ *
+ * <p>Over HTTP/1.1 the request goes on, as a {@link FullHttpRequest} without body whose decoder
+ * result is a {@link TooLongHttpContentException}, to {@link SkiHttpHandler}, which answers it in
+ * request order like any other. The aggregator reads and drops the rest of the body, so the
+ * connection stays usable. Closing at once instead would leave unread body bytes in the
+ * server's receive buffer, and the kernel would answer the close with a reset that can destroy
+ * the 413 before the client reads it.
+ *
+ * <p>Over HTTP/2 the stream alone is answered and closed, which resets it: the client stops
+ * sending, and the connection's other streams carry on.
  */
 final class OversizedRequestAggregator extends HttpObjectAggregator {
 
@@ -22,8 +39,18 @@ final class OversizedRequestAggregator extends HttpObjectAggregator {
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
         // The base class releases the message after this returns.
-        ctx.writeAndFlush(SkiAnswers.error(ctx.alloc(), HttpVersion.HTTP_1_1,
-                        HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, SkiError.MALFORMED_REQUEST))
-                .addListener(ChannelFutureListener.CLOSE);
+        if (ctx.channel() instanceof Http2StreamChannel) {
+            FullHttpResponse response = SkiAnswers.error(ctx.alloc(), HttpVersion.HTTP_1_1,
+                    HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, SkiError.MALFORMED_REQUEST);
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        HttpRequest request = (HttpRequest) oversized;
+        FullHttpRequest tooLong = new DefaultFullHttpRequest(request.protocolVersion(), request.method(),
+                request.uri(), Unpooled.EMPTY_BUFFER);
+        tooLong.headers().set(request.headers());
+        tooLong.setDecoderResult(DecoderResult.failure(new TooLongHttpContentException(
+                "request body over " + maxContentLength() + " bytes")));
+        ctx.fireChannelRead(tooLong);
     }
 }

@@ -3,6 +3,7 @@ package io.elastikey.keyserver.http;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
 
 import java.util.ArrayDeque;
@@ -27,10 +28,19 @@ final class ResponseSequencer {
 
     /** Fills {@code slot} and writes every answer that is now first in line. */
     void complete(ChannelHandlerContext ctx, Slot slot, FullHttpResponse response) {
+        if (slot.discarded) {
+            // Its connection closed after an earlier answer; nobody will write this one.
+            ReferenceCountUtil.release(response);
+            return;
+        }
         slot.response = response;
         boolean wrote = false;
         while (!slots.isEmpty() && slots.peekFirst().response != null) {
             Slot head = slots.pollFirst();
+            if (head.closeAfter) {
+                // Say so, or an HTTP/1.1 client would send its next request on a closing connection.
+                HttpUtil.setKeepAlive(head.response, false);
+            }
             var future = ctx.write(head.response);
             head.response = null;
             wrote = true;
@@ -50,6 +60,7 @@ final class ResponseSequencer {
         for (Slot slot : slots) {
             ReferenceCountUtil.release(slot.response);
             slot.response = null;
+            slot.discarded = true;
         }
         slots.clear();
     }
@@ -57,6 +68,7 @@ final class ResponseSequencer {
     static final class Slot {
         private final boolean closeAfter;
         private FullHttpResponse response;
+        private boolean discarded;
 
         private Slot(boolean closeAfter) {
             this.closeAfter = closeAfter;

@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpContentException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,13 +102,24 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                 System.nanoTime() - start);
     }
 
-    /** A request the HTTP codec could not parse: answer once, then close, since the stream is out of sync. */
+    /**
+     * A request the HTTP codec could not parse: answer once, then close, since the stream is out of sync. A body
+     * over the limit ({@link OversizedRequestAggregator}) is the exception: the aggregator drops the rest of it,
+     * so the connection stays open unless the request asked otherwise.
+     */
     private void rejectUndecodable(ChannelHandlerContext ctx, FullHttpRequest request, Caller caller, long start) {
         Throwable cause = request.decoderResult().cause();
-        HttpResponseStatus status = cause instanceof TooLongFrameException
-                ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-                : HttpResponseStatus.BAD_REQUEST;
-        ResponseSequencer.Slot slot = sequencer.reserve(true);
+        HttpResponseStatus status;
+        boolean close = true;
+        if (cause instanceof TooLongHttpContentException) {
+            status = HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
+            close = !HttpUtil.isKeepAlive(request);
+        } else if (cause instanceof TooLongFrameException) {
+            status = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+        } else {
+            status = HttpResponseStatus.BAD_REQUEST;
+        }
+        ResponseSequencer.Slot slot = sequencer.reserve(close);
         answerError(ctx, slot, HttpVersion.HTTP_1_1, status, SkiError.MALFORMED_REQUEST, caller, null, start);
     }
 
@@ -121,10 +133,17 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return HttpResponseStatus.NOT_FOUND;
         }
         String type = request.headers().get(HttpHeaderNames.CONTENT_TYPE);
-        if (type != null && !type.regionMatches(true, 0, "application/json", 0, 16)) {
+        if (type != null && !isJson(type)) {
             return HttpResponseStatus.UNSUPPORTED_MEDIA_TYPE;
         }
         return null;
+    }
+
+    /** Whether a Content-Type names JSON: {@code application/json}, parameters such as a charset allowed. */
+    private static boolean isJson(String contentType) {
+        int semicolon = contentType.indexOf(';');
+        String mediaType = semicolon < 0 ? contentType : contentType.substring(0, semicolon);
+        return mediaType.strip().equalsIgnoreCase("application/json");
     }
 
     static SkiError errorOf(Throwable failure) {

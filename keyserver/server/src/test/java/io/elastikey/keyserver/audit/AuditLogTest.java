@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
@@ -33,6 +34,8 @@ class AuditLogTest {
     @Test
     void writesOneJsonLinePerEventToTheElastikeyAuditLogger() throws Exception {
         Logger audit = (Logger) LoggerFactory.getLogger("elastikey.audit");
+        Level level = audit.getLevel();
+        boolean additive = audit.isAdditive();
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         attach(audit, appender);
         try {
@@ -48,6 +51,8 @@ class AuditLogTest {
             assertThat(log.dropped()).isZero();
         } finally {
             audit.detachAppender(appender);
+            audit.setLevel(level);
+            audit.setAdditive(additive);
         }
     }
 

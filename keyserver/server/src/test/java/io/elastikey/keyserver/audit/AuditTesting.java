@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.LoggerFactory;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
@@ -30,11 +31,16 @@ final class AuditTesting {
         return logger;
     }
 
+    /**
+     * Sends {@code logger}'s events, at INFO and up whatever the test configuration says (it quiets the audit
+     * logger), to {@code appender} only.
+     */
     static void attach(Logger logger, Appender<ILoggingEvent> appender) {
         appender.setContext(logger.getLoggerContext());
         appender.start();
         logger.addAppender(appender);
         logger.setAdditive(false);
+        logger.setLevel(Level.INFO);
     }
 
     /** The formatted messages a list appender has received. */
