@@ -48,6 +48,7 @@ class AuditLogTest {
             assertThat(log.dropped()).isZero();
         } finally {
             audit.detachAppender(appender);
+            audit.setAdditive(true);
         }
     }
 
