@@ -76,7 +76,7 @@ public final class ClientIdentity {
                 continue;
             }
             switch (kind) {
-                case SAN_DNS -> addIfValid(dns, value.startsWith("*.") ? Names.dnsPattern(value) : Names.dnsName(value));
+                case SAN_DNS -> addIfValid(dns, Names.dnsPattern(value));
                 case SAN_IP -> addIfValid(ips, Names.ipAddress(value));
                 case SAN_URI -> uris.add(value);
                 case SAN_EMAIL -> addIfValid(emails, Names.email(value));

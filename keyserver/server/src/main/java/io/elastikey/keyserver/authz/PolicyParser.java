@@ -33,7 +33,9 @@ final class PolicyParser {
     /** The rules of {@code text}, in file order. */
     static List<Rule> parse(String source, String text) throws PolicyFormatException {
         PolicyParser parser = new PolicyParser();
-        text.lines().forEach(parser::line);
+        // Editors on Windows may start UTF-8 files with a byte order mark.
+        String withoutBom = text.startsWith("\uFEFF") ? text.substring(1) : text;
+        withoutBom.lines().forEach(parser::line);
         parser.finishRule();
         if (!parser.problems.isEmpty()) {
             // A rule's own problems are found when it ends, after its lines' problems.

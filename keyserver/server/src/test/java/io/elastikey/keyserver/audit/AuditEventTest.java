@@ -41,7 +41,8 @@ class AuditEventTest {
                 Map.entry("method", SkiMethod.class),
                 Map.entry("error", SkiError.class),
                 Map.entry("micros", long.class));
-        assertThat(Arrays.stream(AuditEvent.class.getDeclaredFields()).filter(f -> !Modifier.isStatic(f.getModifiers())))
+        assertThat(Arrays.stream(AuditEvent.class.getDeclaredFields())
+                .filter(field -> !Modifier.isStatic(field.getModifiers())))
                 .as("no field beside the components").hasSize(components.size());
     }
 

@@ -232,14 +232,15 @@ class AccessPolicyTest {
     }
 
     @Test
-    void loadsAFileWithCommentsIndentationAndWindowsLineEndings() throws Exception {
+    void loadsAFileWithByteOrderMarkCommentsIndentationAndWindowsLineEndings() throws Exception {
         Path file = temp.resolve("policy.conf");
-        Files.writeString(file, "# Elastikey policy\r\n\r\nrule edge\r\n\tclient cn edge-1\r\n"
+        Files.writeString(file, "\uFEFFrule first\r\n  client cn x\r\n  allow all\r\n"
+                + "# Elastikey policy\r\n\r\nrule edge\r\n\tclient cn edge-1\r\n"
                 + "    # the EU keys\r\n    allow tag eu\r\n");
 
         AccessPolicy policy = AccessPolicy.load(file);
 
-        assertThat(policy.ruleCount()).isEqualTo(1);
+        assertThat(policy.ruleCount()).isEqualTo(2);
         assertThat(policy.source()).isEqualTo(file.toString());
         assertThat(policy.grantsFor(client("CN=edge-1")).permits(key(keyId('c'), Set.of("eu"), List.of())))
                 .isTrue();
