@@ -86,7 +86,7 @@ public final class KeyServer implements AutoCloseable {
                 new ThreadPoolExecutor.AbortPolicy());
         started(loaders::shutdown);
         EventLoopGroup acceptors = Transports.newGroup(1, true, "ski-accept");
-        EventLoopGroup io = Transports.newGroup(0, true, "ski-io");
+        EventLoopGroup io = Transports.newGroup(config.ioThreads(), true, "ski-io");
         started(() -> {
             acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

@@ -44,6 +44,7 @@ public final class KeyServerConfig {
     private final Duration handshakeTimeout;
     private final Duration idleTimeout;
     private final Duration requestDeadline;
+    private final int ioThreads;
     private final int cryptoWorkers;
     private final int cryptoQueue;
     private final String cryptoProvider;
@@ -79,6 +80,8 @@ public final class KeyServerConfig {
         handshakeTimeout = Values.duration("timeouts.handshake", or(source.get("timeouts.handshake"), "10s"));
         idleTimeout = Values.duration("timeouts.idle", or(source.get("timeouts.idle"), "120s"));
         requestDeadline = Values.duration("timeouts.request", or(source.get("timeouts.request"), "1s"));
+        ioThreads = Values.positiveInt("io.threads",
+                or(source.get("io.threads"), Integer.toString(Runtime.getRuntime().availableProcessors())));
         cryptoWorkers = Values.positiveInt("crypto.workers",
                 or(source.get("crypto.workers"), Integer.toString(Runtime.getRuntime().availableProcessors())));
         cryptoQueue = Values.positiveInt("crypto.queue", or(source.get("crypto.queue"), "4096"));
@@ -144,6 +147,8 @@ public final class KeyServerConfig {
     public Duration handshakeTimeout() { return handshakeTimeout; }
     public Duration idleTimeout() { return idleTimeout; }
     public Duration requestDeadline() { return requestDeadline; }
+    /** Event-loop threads for TLS, HTTP and JSON; crypto runs on {@link #cryptoWorkers()} threads. */
+    public int ioThreads() { return ioThreads; }
     public int cryptoWorkers() { return cryptoWorkers; }
     public int cryptoQueue() { return cryptoQueue; }
     /** {@code auto}, {@code accp} or {@code jdk}. */

@@ -52,6 +52,7 @@ class KeyServerConfigTest {
         assertThat(config.idleTimeout()).isEqualTo(Duration.ofSeconds(120));
         assertThat(config.requestDeadline()).isEqualTo(Duration.ofSeconds(1));
         assertThat(config.cryptoWorkers()).isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(config.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(config.cryptoQueue()).isEqualTo(4096);
         assertThat(config.cryptoProvider()).isEqualTo("auto");
         assertThat(config.usesDevelopmentPki()).isTrue();
@@ -239,6 +240,7 @@ class KeyServerConfigTest {
             "keys.cache|-1",
             "keys.cache|lots",
             "crypto.workers|0",
+            "io.threads|0",
             "crypto.queue|many",
             "limits.connections|0",
             "limits.streams|-3",
