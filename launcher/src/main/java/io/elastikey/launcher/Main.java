@@ -36,7 +36,7 @@ public final class Main implements Runnable {
         cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand())
                 .addSubcommand("store", new OpenLoopGet())
                 .addSubcommand("ski", new SkiLoadGenerator()));
-        return cl.setCaseInsensitiveEnumValuesAllowed(true);
+        return cl.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(Main::reportFailure);
     }
 
     /** Load generators: open-loop, coordinated-omission corrected. */
@@ -50,6 +50,20 @@ public final class Main implements Runnable {
         public void run() {
             spec.commandLine().usage(System.out);
         }
+    }
+
+    /**
+     * A command that fails says why in one line, as an operator expects ("data directory ... is already
+     * open", "config file ... does not exist"), not with a stack trace; {@code -Delastikey.trace=true} shows
+     * the trace.
+     */
+    private static int reportFailure(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+        String message = e.getMessage() != null ? e.getMessage() : e.toString();
+        command.getErr().println("elastikey " + command.getCommandName() + ": " + message);
+        if (Boolean.getBoolean("elastikey.trace")) {
+            e.printStackTrace(command.getErr());
+        }
+        return 1;
     }
 
     @Override

@@ -62,6 +62,18 @@ class MainTest {
     }
 
     @Test
+    void aFailingCommandSaysWhyInOneLine() {
+        java.io.StringWriter err = new java.io.StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new java.io.PrintWriter(err, true));
+        Path missing = tmp.resolve("no-such.conf");
+        int code = cl.execute("keyserver", "--config", missing.toString());
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString().strip())
+                .isEqualTo("elastikey keyserver: config file " + missing + " does not exist or is not a file");
+    }
+
+    @Test
     void unknownCommandIsAUsageError() {
         assertThat(run("no-such-command").code()).isEqualTo(2);
     }

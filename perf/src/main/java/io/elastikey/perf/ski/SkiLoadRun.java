@@ -39,6 +39,7 @@ final class SkiLoadRun implements AutoCloseable {
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
     /** Lead time before the first request, for the progress thread to start. */
     private static final long LEAD_NANOS = 20_000_000L;
+    private static final long DRAIN_NANOS = 30_000_000_000L;
 
     private final SkiClient client;
     private final SkiWorkload workload;
@@ -60,18 +61,32 @@ final class SkiLoadRun implements AutoCloseable {
         this.verifyEvery = verifyEvery;
     }
 
-    /** Sends {@code warmup} unrecorded then {@code measured} recorded requests at {@code rate} per second. */
-    void openLoop(long rate, long warmup, long measured) {
-        long start = System.nanoTime() + LEAD_NANOS;
-        measuredStartNanos = start + warmup * NANOS_PER_SECOND / rate;
+    /**
+     * Sends {@code warmup} unrecorded then {@code measured} recorded requests at {@code rate} per second. Between
+     * the two the warm-up's answers are awaited (up to {@link #DRAIN_NANOS}) and the schedule starts afresh: a
+     * backlog built while either JVM was still compiling would otherwise be charged to the measured requests.
+     */
+    void openLoop(long rate, long warmup, long measured) throws InterruptedException {
         RandomGenerator random = new SplittableRandom();
-        for (long i = 0; i < warmup + measured; i++) {
+        sendAtRate(rate, 0, warmup, false, random);
+        long drainDeadline = System.nanoTime() + DRAIN_NANOS;
+        while (stats.completed.sum() < stats.sent.sum() && System.nanoTime() < drainDeadline) {
+            Thread.sleep(1);
+        }
+        measuredStartNanos = sendAtRate(rate, warmup, measured, true, random);
+    }
+
+    /** Sends requests {@code first} to {@code first + count - 1} on schedule; returns when the first was due. */
+    private long sendAtRate(long rate, long first, long count, boolean recorded, RandomGenerator random) {
+        long start = System.nanoTime() + LEAD_NANOS;
+        for (long i = 0; i < count; i++) {
             long intended = start + i * NANOS_PER_SECOND / rate;
             for (long wait = intended - System.nanoTime(); wait > 0; wait = intended - System.nanoTime()) {
                 LockSupport.parkNanos(wait);
             }
-            send(i, workload.request(i, random), intended, i >= warmup);
+            send(first + i, workload.request(first + i, random), intended, recorded);
         }
+        return start;
     }
 
     /** Keeps {@code concurrency} requests in flight for {@code warmupNanos} unrecorded, then {@code measuredNanos}. */
