@@ -31,7 +31,9 @@ final class TestKeys {
 
     /** The {@code index}-th key pair of {@code type}, for tests that need two different keys. */
     static KeyPair pair(KeyType type, int index) {
-        return PAIRS.computeIfAbsent(type + "/" + index, k -> type.generate());
+        // The first pair of a type is the one every test module of the JVM shares.
+        return index == 0 ? io.elastikey.protocol.pki.TestKeys.of(type)
+                : PAIRS.computeIfAbsent(type + "/" + index, k -> type.generate());
     }
 
     static LoadedKey loaded(CryptoProvider provider, KeyType type) {

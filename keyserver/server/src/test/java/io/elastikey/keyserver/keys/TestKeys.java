@@ -9,21 +9,18 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.cert.X509Certificate;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /** Keys and certificates for tests. Every certificate is new; key pairs of a type are shared unless asked fresh. */
 final class TestKeys {
     static final CertificateAuthority CA = ca();
-    private static final Map<KeyType, KeyPair> PAIRS = new ConcurrentHashMap<>();
 
     private TestKeys() {
     }
 
     /** The shared pair of {@code type}. */
     static KeyPair pair(KeyType type) {
-        return PAIRS.computeIfAbsent(type, KeyType::generate);
+        return io.elastikey.protocol.pki.TestKeys.of(type);
     }
 
     /** A new certificate for the shared pair of {@code type}, for {@code dnsName}. */
