@@ -11,7 +11,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 
@@ -28,8 +27,8 @@ public final class KeyServerMetrics {
     /** [method][0 = ok, 1 + error ordinal]. */
     private final Counter[][] requests = new Counter[METHODS.length][1 + ERRORS.length];
     private final Timer[] latency = new Timer[METHODS.length];
-    private final Counter[] malformedByReason = new Counter[1];
-    private final AtomicInteger openConnections = new AtomicInteger();
+    /** Requests that failed before their method was known (bad JSON, wrong path). */
+    private final Counter undecoded;
     private final LongAdder refusedConnections = new LongAdder();
     private final LongAdder failedHandshakes = new LongAdder();
 
@@ -47,10 +46,7 @@ public final class KeyServerMetrics {
                     .maximumExpectedValue(Duration.ofSeconds(2))
                     .register(registry);
         }
-        // Requests that failed before their method was known (bad JSON, wrong path).
-        malformedByReason[0] = requestCounter("unknown", SkiError.MALFORMED_REQUEST.text());
-        Gauge.builder("elastikey.connections.open", openConnections, AtomicInteger::get)
-                .description("Open client connections").register(registry);
+        undecoded = requestCounter("unknown", SkiError.MALFORMED_REQUEST.text());
         FunctionCounter.builder("elastikey.connections.refused", refusedConnections, LongAdder::sum)
                 .description("Connections closed at once because limits.connections was reached")
                 .register(registry);
@@ -71,23 +67,11 @@ public final class KeyServerMetrics {
     /** One answered request; {@code error} is {@code null} for success. */
     public void request(SkiMethod method, SkiError error, long nanos) {
         if (method == null) {
-            malformedByReason[0].increment();
+            undecoded.increment();
             return;
         }
         requests[method.ordinal()][error == null ? 0 : 1 + error.ordinal()].increment();
         latency[method.ordinal()].record(nanos, TimeUnit.NANOSECONDS);
-    }
-
-    public void connectionOpened() {
-        openConnections.incrementAndGet();
-    }
-
-    public void connectionClosed() {
-        openConnections.decrementAndGet();
-    }
-
-    public int openConnections() {
-        return openConnections.get();
     }
 
     public void connectionRefused() {

@@ -1,5 +1,7 @@
 package io.elastikey.keyserver.authz;
 
+import io.elastikey.keyserver.keys.LoadedKey;
+
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -38,24 +40,24 @@ public final class LivePolicy {
     /** One client's grants under whichever policy is current. */
     public final class ClientGrants {
         private final ClientIdentity client;
-        private AccessPolicy resolvedAgainst;
-        private Grants grants;
+        /** The grants and the policy they were resolved against, swapped together; no lock per request. */
+        private volatile Resolved resolved;
 
         private ClientGrants(ClientIdentity client) {
             this.client = client;
         }
 
-        public boolean permits(io.elastikey.keyserver.keys.LoadedKey key) {
-            return grants().permits(key);
-        }
-
-        private synchronized Grants grants() {
+        public boolean permits(LoadedKey key) {
             AccessPolicy policy = current;
-            if (policy != resolvedAgainst) {
-                grants = policy.grantsFor(client);
-                resolvedAgainst = policy;
+            Resolved r = resolved;
+            if (r == null || r.policy != policy) {
+                r = new Resolved(policy, policy.grantsFor(client));
+                resolved = r;
             }
-            return grants;
+            return r.grants.permits(key);
         }
+    }
+
+    private record Resolved(AccessPolicy policy, Grants grants) {
     }
 }

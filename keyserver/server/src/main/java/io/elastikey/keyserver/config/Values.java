@@ -14,16 +14,19 @@ public final class Values {
     }
 
     public static long size(String setting, String text) {
-        String t = text.strip().toLowerCase(Locale.ROOT).replace("ib", "").replace("b", "");
-        long unit = 1;
-        char last = t.isEmpty() ? ' ' : t.charAt(t.length() - 1);
-        switch (last) {
-            case 'k' -> unit = 1L << 10;
-            case 'm' -> unit = 1L << 20;
-            case 'g' -> unit = 1L << 30;
-            case 't' -> unit = 1L << 40;
-            default -> unit = 1;
+        String t = text.strip().toLowerCase(Locale.ROOT);
+        if (t.endsWith("ib")) {
+            t = t.substring(0, t.length() - 2);
+        } else if (t.endsWith("b")) {
+            t = t.substring(0, t.length() - 1);
         }
+        long unit = switch (t.isEmpty() ? ' ' : t.charAt(t.length() - 1)) {
+            case 'k' -> 1L << 10;
+            case 'm' -> 1L << 20;
+            case 'g' -> 1L << 30;
+            case 't' -> 1L << 40;
+            default -> 1;
+        };
         String digits = unit == 1 ? t : t.substring(0, t.length() - 1).strip();
         try {
             long value = Long.parseLong(digits);

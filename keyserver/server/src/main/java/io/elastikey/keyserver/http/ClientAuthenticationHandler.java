@@ -8,7 +8,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.AttributeKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,8 +19,7 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 /**
  * Turns the verified client certificate into a {@link Caller} once, when the handshake
  * completes, and keeps it on the connection for every request it carries (HTTP/2 streams find
- * it on their parent). A failed handshake is counted and the connection closed; so is an idle
- * one.
+ * it on their parent). A failed handshake is counted and the connection closed.
  */
 final class ClientAuthenticationHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ClientAuthenticationHandler.class);
@@ -57,8 +55,6 @@ final class ClientAuthenticationHandler extends ChannelInboundHandlerAdapter {
                 log.debug("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), handshake.cause().toString());
                 ctx.close();
             }
-        } else if (event instanceof IdleStateEvent) {
-            ctx.close();
         }
         super.userEventTriggered(ctx, event);
     }

@@ -20,6 +20,7 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
     ConnectionLimiter(int maxConnections, KeyServerMetrics metrics) {
         this.maxConnections = maxConnections;
         this.metrics = metrics;
+        metrics.gauge("elastikey.connections.open", "Open client connections", open, AtomicInteger::get);
     }
 
     @Override
@@ -31,11 +32,7 @@ final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
             ctx.close();
             return;
         }
-        metrics.connectionOpened();
-        ctx.channel().closeFuture().addListener(f -> {
-            open.decrementAndGet();
-            metrics.connectionClosed();
-        });
+        ctx.channel().closeFuture().addListener(f -> open.decrementAndGet());
         super.channelActive(ctx);
     }
 }

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The key server's pipeline, in order: connection limit, TLS (client certificate required),
- * idle timeout, client authentication, then ALPN picks HTTP/2 or HTTP/1.1, whose last step is
+ * idle timeout and its closer, client authentication, then ALPN picks HTTP/2 or HTTP/1.1, whose last step is
  * {@link SkiHttpHandler}.
  */
 public final class KeyServerInitializer extends ChannelInitializer<SocketChannel> {
@@ -50,6 +50,7 @@ public final class KeyServerInitializer extends ChannelInitializer<SocketChannel
         pipeline.addLast("limit", limiter);
         pipeline.addLast("tls", ssl);
         pipeline.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
         pipeline.addLast("client", new ClientAuthenticationHandler(callers, metrics));
         pipeline.addLast("alpn", new ProtocolNegotiator(limits,
                 () -> new SkiHttpHandler(service, requestLog, deadline)));

@@ -1,12 +1,12 @@
 package io.elastikey.keyserver.http;
 
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.ReferenceCountUtil;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps HTTP/1.1 answers in request order. Requests on one connection may be pipelined and
@@ -17,13 +17,30 @@ import java.util.ArrayDeque;
  * single request, so the sequencer only ever holds one answer there.
  */
 final class ResponseSequencer {
+    /**
+     * How long a connection stays open, reading and discarding, after its last answer. Closing at
+     * once with the client's bytes still unread (the rest of an over-long header, say) makes the
+     * kernel reset the connection, and the reset can reach the client before the answer does.
+     */
+    static final long LINGER_MILLIS = 500;
+
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+    private boolean closing;
 
     /** Reserves the next place in line, in the order requests arrived. */
     Slot reserve(boolean closeAfter) {
         Slot slot = new Slot(closeAfter);
-        slots.addLast(slot);
+        if (closing) {
+            slot.discarded = true; // arrived after the answer that closes the connection
+        } else {
+            slots.addLast(slot);
+        }
         return slot;
+    }
+
+    /** Whether the connection's last answer has been written; later requests are not served. */
+    boolean closing() {
+        return closing;
     }
 
     /** Fills {@code slot} and writes every answer that is now first in line. */
@@ -45,7 +62,9 @@ final class ResponseSequencer {
             head.response = null;
             wrote = true;
             if (head.closeAfter) {
-                future.addListener(ChannelFutureListener.CLOSE);
+                future.addListener(f -> ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS,
+                        TimeUnit.MILLISECONDS));
+                closing = true;
                 discardRemaining();
                 break;
             }

@@ -44,6 +44,9 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (sequencer.closing()) {
+            return; // the connection's last answer is out; it closes after a short linger
+        }
         long start = System.nanoTime();
         Caller caller = ClientAuthenticationHandler.caller(ctx.channel());
         HttpVersion version = request.protocolVersion();

@@ -40,7 +40,23 @@ class ResponseSequencerTest {
         FullHttpResponse written = channel.readOutbound();
         assertThat(written.headers().get(HttpHeaderNames.CONNECTION)).isEqualTo("close");
         written.release();
+        assertThat(channel.isOpen()).as("lingers first").isTrue();
+        channel.advanceTimeBy(ResponseSequencer.LINGER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
         assertThat(channel.isOpen()).isFalse();
+    }
+
+    @Test
+    void requestsAfterTheClosingAnswerAreNotServed() {
+        sequencer.complete(ctx, sequencer.reserve(true), response("last"));
+        ((FullHttpResponse) channel.readOutbound()).release();
+
+        FullHttpResponse late = response("late");
+        sequencer.complete(ctx, sequencer.reserve(false), late);
+
+        assertThat(sequencer.closing()).isTrue();
+        assertThat(late.refCnt()).isZero();
+        assertThat((Object) channel.readOutbound()).isNull();
     }
 
     @Test
