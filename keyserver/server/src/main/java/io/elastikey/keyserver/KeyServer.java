@@ -1,11 +1,11 @@
 package io.elastikey.keyserver;
 
-import io.elastikey.keyserver.admin.AdminServer;
+import io.elastikey.protocol.admin.AdminServer;
 import io.elastikey.keyserver.admin.KeyServerMetrics;
 import io.elastikey.keyserver.audit.AuditLog;
 import io.elastikey.keyserver.authz.ClientIdentity;
 import io.elastikey.keyserver.authz.LivePolicy;
-import io.elastikey.keyserver.config.FileWatcher;
+import io.elastikey.protocol.config.FileWatcher;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.crypto.CryptoEngine;
 import io.elastikey.keyserver.crypto.CryptoEngineConfig;
@@ -118,7 +118,7 @@ public final class KeyServer implements AutoCloseable {
                         new AuditingRequestLog(metrics, audit)))
                 .bind(config.listen()).sync().channel();
         started(() -> channel.close().syncUninterruptibly());
-        admin = started(AdminServer.start(config.adminListen(), io, metrics, () -> ready));
+        admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape, () -> ready));
         ready = true;
         log.info("key server listening on {} ({}, {}), admin on {}, {} keys, policy {} ({} rules)",
                 address(), Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),

@@ -1,7 +1,7 @@
 package io.elastikey.keyserver;
 
 import io.elastikey.keyserver.authz.ClientIdentity;
-import io.elastikey.keyserver.config.ConfigSource;
+import io.elastikey.protocol.config.ConfigSource;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.crypto.CryptoProvider;
 import io.elastikey.keyserver.crypto.ProviderChoice;

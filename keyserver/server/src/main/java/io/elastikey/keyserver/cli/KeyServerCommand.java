@@ -1,7 +1,7 @@
 package io.elastikey.keyserver.cli;
 
 import io.elastikey.keyserver.KeyServer;
-import io.elastikey.keyserver.config.ConfigOptions;
+import io.elastikey.protocol.config.ConfigOptions;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,7 +25,7 @@ public final class KeyServerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        KeyServerConfig config = options.load();
+        KeyServerConfig config = KeyServerConfig.from(options.source());
         KeyServer server = KeyServer.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -1,8 +1,8 @@
 // KeysSubcommand -- what every `keys` subcommand shares: the server's config options, the repository, error exits.
 package io.elastikey.keyserver.cli;
 
-import io.elastikey.keyserver.config.ConfigException;
-import io.elastikey.keyserver.config.ConfigOptions;
+import io.elastikey.protocol.config.ConfigException;
+import io.elastikey.protocol.config.ConfigOptions;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.keys.JdkPrivateKeyParser;
 import io.elastikey.keyserver.keys.KekException;
@@ -67,7 +67,7 @@ abstract class KeysSubcommand implements Callable<Integer> {
     }
 
     KeyServerConfig config() {
-        return configOptions.load();
+        return KeyServerConfig.from(configOptions.source());
     }
 
     /** The repository on the configured store; the caller closes it. */

@@ -1,5 +1,9 @@
 package io.elastikey.keyserver.config;
 
+import io.elastikey.protocol.config.ConfigOptions;
+import io.elastikey.protocol.config.ConfigException;
+import io.elastikey.protocol.config.ConfigSource;
+import io.elastikey.protocol.config.Values;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
 
@@ -19,7 +23,7 @@ import java.util.Locale;
  * The settings and their defaults are listed in docs/keyserver.md and by {@code --help}.
  */
 public final class KeyServerConfig {
-    public static final String DEFAULT_DATA_DIR = "elastikey-data";
+    public static final String DEFAULT_DATA_DIR = ConfigOptions.DEFAULT_DATA_DIR;
     private static final long ENTRIES_PER_KEY = 4;
 
     private final Path dataDir;

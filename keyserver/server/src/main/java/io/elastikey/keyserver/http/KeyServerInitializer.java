@@ -1,5 +1,6 @@
 package io.elastikey.keyserver.http;
 
+import io.elastikey.protocol.net.IdleConnectionCloser;
 import io.elastikey.keyserver.admin.KeyServerMetrics;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.ski.CallerResolver;

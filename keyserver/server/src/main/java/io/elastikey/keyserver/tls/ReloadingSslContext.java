@@ -1,6 +1,6 @@
 package io.elastikey.keyserver.tls;
 
-import io.elastikey.keyserver.config.FileWatcher;
+import io.elastikey.protocol.config.FileWatcher;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.ReferenceCountUtil;

@@ -1,6 +1,6 @@
 package io.elastikey.keyserver.tls;
 
-import io.elastikey.keyserver.config.ConfigException;
+import io.elastikey.protocol.config.ConfigException;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.config.KeyServerConfig.TlsProvider;
 import io.elastikey.protocol.pki.PemFiles;

@@ -1,5 +1,8 @@
 package io.elastikey.keyserver.config;
 
+import io.elastikey.protocol.config.ConfigException;
+import io.elastikey.protocol.config.ConfigSource;
+import io.elastikey.protocol.config.Values;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

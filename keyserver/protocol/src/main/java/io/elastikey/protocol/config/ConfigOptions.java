@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.config;
+package io.elastikey.protocol.config;
 
 import picocli.CommandLine.Option;
 
@@ -8,18 +8,21 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The options every key-server command shares ({@code keyserver}, {@code keys ...}), as a
- * picocli mixin, so the server and the key-management commands always agree on the data
- * directory, the key-encryption key and the store.
+ * The options every server command shares ({@code keyserver}, {@code keys ...}, {@code edge}), as a
+ * picocli mixin, so a server and the commands that prepare its files always agree on the data
+ * directory and the config file.
  */
 public final class ConfigOptions {
+    /** The data directory when no layer names one. */
+    public static final String DEFAULT_DATA_DIR = "elastikey-data";
+
     @Option(names = "--config", paramLabel = "FILE",
             description = "Config file (Java properties syntax; see docs/keyserver.md). Default: none.")
     Path configFile;
 
     @Option(names = "--data", paramLabel = "DIR",
             description = "Data directory: keys, KEK, dev PKI and policy live here by default. "
-                    + "Default: ./" + KeyServerConfig.DEFAULT_DATA_DIR + " (or the config file's 'data').")
+                    + "Default: ./" + DEFAULT_DATA_DIR + " (or the config file's 'data').")
     Path dataDir;
 
     @Option(names = "--set", paramLabel = "NAME=VALUE",
@@ -27,14 +30,14 @@ public final class ConfigOptions {
                     + "Environment variables ELASTIKEY_<NAME> override the file too.")
     Map<String, String> overrides = new LinkedHashMap<>();
 
-    /** The configuration these options, the environment and the config file describe. */
-    public KeyServerConfig load() {
+    /** The settings these options, the environment and the config file describe. */
+    public ConfigSource source() {
         Map<String, String> flags = new LinkedHashMap<>(overrides);
         if (dataDir != null) {
             flags.put("data", dataDir.toString());
         }
         try {
-            return KeyServerConfig.from(new ConfigSource(flags, System.getenv(), configFile));
+            return new ConfigSource(flags, System.getenv(), configFile);
         } catch (IOException e) {
             throw new ConfigException("cannot read config file " + configFile + ": " + e.getMessage(), e);
         }

@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.config;
+package io.elastikey.protocol.config;
 
 import java.io.IOException;
 import java.io.Reader;

@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.admin;
+package io.elastikey.protocol.admin;
 
 import io.elastikey.protocol.net.Transports;
 import io.netty.bootstrap.ServerBootstrap;
@@ -12,6 +12,7 @@ import io.netty.handler.timeout.ReadTimeoutHandler;
 
 import java.net.InetSocketAddress;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The plain-HTTP admin endpoint: metrics and health for Prometheus and orchestrators. It binds
@@ -25,9 +26,9 @@ public final class AdminServer implements AutoCloseable {
         this.channel = channel;
     }
 
-    public static AdminServer start(InetSocketAddress address, EventLoopGroup group, KeyServerMetrics metrics,
+    public static AdminServer start(InetSocketAddress address, EventLoopGroup group, Supplier<String> scrape,
                                     BooleanSupplier ready) throws InterruptedException {
-        AdminHandler handler = new AdminHandler(metrics, ready);
+        AdminHandler handler = new AdminHandler(scrape, ready);
         Channel channel = new ServerBootstrap()
                 .group(group)
                 .channel(Transports.serverChannelFor(group))

@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.config;
+package io.elastikey.protocol.config;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.config;
+package io.elastikey.protocol.config;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

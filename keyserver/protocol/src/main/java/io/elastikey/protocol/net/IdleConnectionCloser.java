@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.http;
+package io.elastikey.protocol.net;
 
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
@@ -7,8 +7,8 @@ import io.netty.handler.timeout.IdleStateEvent;
 
 /** Closes a connection the {@code IdleStateHandler} before it reports idle for {@code timeouts.idle}. */
 @Sharable
-final class IdleConnectionCloser extends ChannelInboundHandlerAdapter {
-    static final IdleConnectionCloser INSTANCE = new IdleConnectionCloser();
+public final class IdleConnectionCloser extends ChannelInboundHandlerAdapter {
+    public static final IdleConnectionCloser INSTANCE = new IdleConnectionCloser();
 
     private IdleConnectionCloser() {
     }

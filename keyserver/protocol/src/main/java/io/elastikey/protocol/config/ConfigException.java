@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.config;
+package io.elastikey.protocol.config;
 
 /** A setting that is missing, malformed or out of range; the message names the setting and the rule. */
 public final class ConfigException extends RuntimeException {

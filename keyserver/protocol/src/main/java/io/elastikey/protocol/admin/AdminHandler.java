@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.admin;
+package io.elastikey.protocol.admin;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 
 import java.nio.charset.StandardCharsets;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Answers the admin endpoint's three paths: {@code /metrics} (Prometheus text format),
@@ -26,11 +27,11 @@ import java.util.function.BooleanSupplier;
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
-    private final KeyServerMetrics metrics;
+    private final Supplier<String> scrape;
     private final BooleanSupplier ready;
 
-    AdminHandler(KeyServerMetrics metrics, BooleanSupplier ready) {
-        this.metrics = metrics;
+    AdminHandler(Supplier<String> scrape, BooleanSupplier ready) {
+        this.scrape = scrape;
         this.ready = ready;
     }
 
@@ -43,7 +44,7 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
         String path = new QueryStringDecoder(request.uri()).path();
         switch (path) {
-            case "/metrics" -> respond(ctx, request, HttpResponseStatus.OK, PROMETHEUS_TEXT, metrics.scrape(), head);
+            case "/metrics" -> respond(ctx, request, HttpResponseStatus.OK, PROMETHEUS_TEXT, scrape.get(), head);
             case "/healthz" -> respond(ctx, request, HttpResponseStatus.OK, "text/plain", "ok\n", head);
             case "/readyz" -> {
                 boolean isReady = ready.getAsBoolean();
