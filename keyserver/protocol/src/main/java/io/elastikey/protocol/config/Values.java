@@ -51,10 +51,13 @@ public final class Values {
             if (t.endsWith("m")) {
                 return nonNegative(setting, text, Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1))));
             }
+            if (t.endsWith("h")) {
+                return nonNegative(setting, text, Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1))));
+            }
         } catch (NumberFormatException e) {
             // fall through to the error below
         }
-        throw new ConfigException(setting + ": '" + text + "' is not a duration (examples: 250ms, 10s, 2m)");
+        throw new ConfigException(setting + ": '" + text + "' is not a duration (examples: 250ms, 10s, 2m, 1h)");
     }
 
     private static Duration nonNegative(String setting, String text, Duration d) {

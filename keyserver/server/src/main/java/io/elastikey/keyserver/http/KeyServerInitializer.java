@@ -1,5 +1,6 @@
 package io.elastikey.keyserver.http;
 
+import io.elastikey.protocol.net.ConnectionLimiter;
 import io.elastikey.protocol.net.IdleConnectionCloser;
 import io.elastikey.keyserver.admin.KeyServerMetrics;
 import io.elastikey.keyserver.config.KeyServerConfig;
@@ -34,7 +35,8 @@ public final class KeyServerInitializer extends ChannelInitializer<SocketChannel
         this.config = config;
         this.tls = tls;
         this.metrics = metrics;
-        this.limiter = new ConnectionLimiter(config.maxConnections(), metrics);
+        this.limiter = new ConnectionLimiter(config.maxConnections(), metrics::connectionRefused);
+        metrics.gauge("elastikey.connections.open", "Open client connections", limiter, ConnectionLimiter::open);
         this.callers = callers;
         this.service = service;
         this.requestLog = requestLog;

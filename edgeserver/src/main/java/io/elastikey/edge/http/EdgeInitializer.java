@@ -1,0 +1,57 @@
+package io.elastikey.edge.http;
+
+import io.elastikey.edge.admin.EdgeMetrics;
+import io.elastikey.edge.config.EdgeConfig;
+import io.elastikey.edge.tls.EdgeTls;
+import io.elastikey.protocol.net.ConnectionLimiter;
+import io.elastikey.protocol.net.IdleConnectionCloser;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The edge's pipeline, in the order a connection meets it:
+ *
+ * <pre>
+ *   limit       ConnectionLimiter        refuse beyond limits.connections, before any TLS work
+ *   tls         SslHandler (BoringSSL)   handshake; the private-key step goes to the key server
+ *   handshake   HandshakeRecorder        full or resumed, and how long it took (then leaves)
+ *   idle        IdleStateHandler + IdleConnectionCloser
+ *   alpn        EdgeProtocolNegotiator   h2 or http/1.1, then the content handler
+ * </pre>
+ */
+public final class EdgeInitializer extends ChannelInitializer<SocketChannel> {
+    private final EdgeConfig config;
+    private final EdgeTls tls;
+    private final EdgeMetrics metrics;
+    private final ConnectionLimiter limiter;
+    private final Supplier<ChannelHandler> content;
+
+    public EdgeInitializer(EdgeConfig config, EdgeTls tls, EdgeMetrics metrics, Supplier<ChannelHandler> content) {
+        this.config = config;
+        this.tls = tls;
+        this.metrics = metrics;
+        this.content = content;
+        this.limiter = new ConnectionLimiter(config.maxConnections(), metrics::connectionRefused);
+        metrics.gauge("elastikey.edge.connections.open", "Open client connections", limiter, ConnectionLimiter::open);
+    }
+
+    @Override
+    protected void initChannel(SocketChannel channel) {
+        SslHandler ssl = tls.context().newHandler(channel.alloc());
+        ssl.setHandshakeTimeoutMillis(config.handshakeTimeout().toMillis());
+        ChannelPipeline pipeline = channel.pipeline();
+        pipeline.addLast("limit", limiter);
+        pipeline.addLast("tls", ssl);
+        pipeline.addLast("handshake", new HandshakeRecorder(metrics));
+        pipeline.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
+        pipeline.addLast("alpn", new EdgeProtocolNegotiator(config.maxHeaderBytes(), config.maxBodyBytes(), content));
+    }
+}

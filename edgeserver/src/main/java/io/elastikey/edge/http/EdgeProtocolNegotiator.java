@@ -1,0 +1,76 @@
+package io.elastikey.edge.http;
+
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.function.Supplier;
+
+/**
+ * Completes the pipeline once ALPN has chosen HTTP/2 or HTTP/1.1. Both end in the same content handler
+ * seeing whole HTTP/1-style requests: over HTTP/2 each stream is a child channel whose frames are converted,
+ * so the proxy and cache logic exist once. Clients that offer no ALPN get HTTP/1.1.
+ */
+final class EdgeProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
+    private static final Logger log = LoggerFactory.getLogger(EdgeProtocolNegotiator.class);
+    private static final int MAX_STREAMS = 256;
+
+    private final int maxHeaderBytes;
+    private final int maxBodyBytes;
+    private final Supplier<ChannelHandler> content;
+
+    EdgeProtocolNegotiator(int maxHeaderBytes, int maxBodyBytes, Supplier<ChannelHandler> content) {
+        super(ApplicationProtocolNames.HTTP_1_1);
+        this.maxHeaderBytes = maxHeaderBytes;
+        this.maxBodyBytes = maxBodyBytes;
+        this.content = content;
+    }
+
+    /** Counted by {@link HandshakeRecorder} and logged by the key method; a stack trace per client is noise. */
+    @Override
+    protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("handshake with {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+
+    @Override
+    protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+        ChannelPipeline pipeline = ctx.pipeline();
+        if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+            Http2Settings settings = Http2Settings.defaultSettings()
+                    .maxConcurrentStreams(MAX_STREAMS)
+                    .maxHeaderListSize(maxHeaderBytes);
+            pipeline.addLast("h2", Http2FrameCodecBuilder.forServer().initialSettings(settings).build());
+            pipeline.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+                @Override
+                protected void initChannel(Http2StreamChannel stream) {
+                    stream.pipeline().addLast(
+                            new Http2StreamFrameToHttpObjectCodec(true),
+                            new HttpObjectAggregator(maxBodyBytes),
+                            content.get());
+                }
+            }));
+        } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
+            pipeline.addLast("http", new HttpServerCodec(8192, maxHeaderBytes, 8192));
+            pipeline.addLast("keep-alive", new HttpServerKeepAliveHandler());
+            pipeline.addLast("aggregate", new HttpObjectAggregator(maxBodyBytes));
+            pipeline.addLast("content", content.get());
+        } else {
+            throw new IllegalStateException("ALPN chose an unknown protocol: " + protocol);
+        }
+    }
+}

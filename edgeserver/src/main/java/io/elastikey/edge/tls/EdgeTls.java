@@ -1,0 +1,112 @@
+package io.elastikey.edge.tls;
+
+import io.elastikey.edge.config.EdgeConfig;
+import io.elastikey.protocol.config.ConfigException;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslAsyncPrivateKeyMethod;
+import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
+import io.netty.handler.ssl.OpenSslContextOption;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.util.KeyManagerFactoryWrapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The edge's TLS context, rebuilt whenever the certificate directory changes, with session tickets that
+ * survive the rebuild. New connections take {@link #context()}; open ones keep the context they started
+ * with.
+ *
+ * <p>Only BoringSSL (netty-tcnative) can run a handshake whose private-key operation happens elsewhere, so
+ * the edge refuses to start without it rather than fall back to the JDK's engine.
+ */
+public final class EdgeTls implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(EdgeTls.class);
+
+    private final EdgeConfig config;
+    private final OpenSslAsyncPrivateKeyMethod keyMethod;
+    private final TicketKeys tickets = new TicketKeys();
+    private final ScheduledExecutorService rotation;
+    private volatile SslContext context;
+    private volatile CertificateRegistry registry;
+
+    public EdgeTls(EdgeConfig config, OpenSslAsyncPrivateKeyMethod keyMethod) throws IOException {
+        if (!OpenSsl.isAvailable()) {
+            throw new ConfigException("the edge needs netty-tcnative (BoringSSL) for remote private-key operations, "
+                    + "and it does not load here: " + OpenSsl.unavailabilityCause());
+        }
+        this.config = config;
+        this.keyMethod = keyMethod;
+        reload();
+        long period = config.ticketRotation().toMillis();
+        rotation = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "edge-ticket-rotation");
+            t.setDaemon(true);
+            return t;
+        });
+        rotation.scheduleAtFixedRate(this::rotateTickets, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** The context for a new connection. */
+    public SslContext context() {
+        return context;
+    }
+
+    /** The certificates the current context serves. */
+    public CertificateRegistry registry() {
+        return registry;
+    }
+
+    /** Rereads the certificate directory and swaps in a new context; on failure the old one stays. */
+    public synchronized void reload() throws IOException {
+        CertificateRegistry next = CertificateRegistry.load(config.certificates(), config.defaultCertificate());
+        SslContext built = build(next);
+        tickets.applyTo(built);
+        registry = next;
+        context = built;
+        log.info("serving {} certificate chain(s) from {}{}", next.size(), config.certificates(),
+                next.rejected() == 0 ? "" : " (" + next.rejected() + " file(s) skipped, see above)");
+    }
+
+    /** Starts a new ticket key; tickets under the previous one still resume until the next rotation. */
+    public synchronized void rotateTickets() {
+        tickets.rotate();
+        tickets.applyTo(context);
+    }
+
+    private SslContext build(CertificateRegistry certificates) throws IOException {
+        // Caching the parsed chain per alias saves BoringSSL a PEM round trip per handshake; aliases are
+        // certificate hashes, so a changed file never meets a stale entry.
+        OpenSslCachingX509KeyManagerFactory keyManagers = new OpenSslCachingX509KeyManagerFactory(
+                new KeyManagerFactoryWrapper(new SniKeyManager(certificates)), Math.max(1024, 2 * certificates.size()));
+        try {
+            return SslContextBuilder.forServer(keyManagers)
+                    .sslProvider(SslProvider.OPENSSL)
+                    .option(OpenSslContextOption.ASYNC_PRIVATE_KEY_METHOD, keyMethod)
+                    .protocols(config.protocols().toArray(String[]::new))
+                    .ciphers(config.ciphers())
+                    .sessionTimeout(config.ticketRotation().toSeconds())
+                    .applicationProtocolConfig(new ApplicationProtocolConfig(
+                            ApplicationProtocolConfig.Protocol.ALPN,
+                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                            ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+                    .build();
+        } catch (javax.net.ssl.SSLException e) {
+            throw new IOException("cannot build the TLS context: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        rotation.shutdownNow();
+    }
+}

@@ -1,0 +1,97 @@
+package io.elastikey.edge.tls;
+
+import io.elastikey.protocol.pki.KeyIds;
+import io.elastikey.protocol.ski.SignatureScheme;
+import io.elastikey.protocol.ski.SkiHash;
+import io.elastikey.protocol.ski.SkiRequest;
+import io.netty.handler.ssl.OpenSslAsyncPrivateKeyMethod;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import io.netty.util.concurrent.Promise;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLSession;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+
+/**
+ * BoringSSL's asynchronous private-key method, answered by the key server: the one place a handshake needs
+ * the private key, turned into one SKI request. BoringSSL suspends the handshake until the returned future
+ * completes, so the event loop serves other connections meanwhile.
+ *
+ * <ul>
+ *   <li>{@code sign}: every TLS 1.3 signature and every TLS 1.2 ECDHE one. BoringSSL passes the message
+ *       itself (not a digest) and the signature scheme, which is exactly SKI {@code SIGN}. The TLS 1.0/1.1
+ *       {@code MD5-SHA1} RSA signature becomes {@code ECDHE} with that hash.</li>
+ *   <li>{@code decrypt}: TLS 1.2 RSA key exchange. The key server answers {@code RSA-RAW}, the bare RSA
+ *       block, and BoringSSL checks the PKCS#1 padding itself in constant time, as TLS requires; the key
+ *       server never tells a valid padding from a bad one.</li>
+ * </ul>
+ *
+ * <p>The key is named by the SPKI SHA-256 of the leaf certificate the engine presents, which the key
+ * server always knows, whichever way the key was imported.
+ */
+public final class RemoteKeyMethod implements OpenSslAsyncPrivateKeyMethod {
+    private final KeyOperations operations;
+    private final KeyOperationListener listener;
+
+    public RemoteKeyMethod(KeyOperations operations, KeyOperationListener listener) {
+        this.operations = operations;
+        this.listener = listener;
+    }
+
+    @Override
+    public Future<byte[]> sign(SSLEngine engine, int signatureAlgorithm, byte[] input) {
+        String keyId;
+        try {
+            keyId = keyId(engine);
+        } catch (SSLHandshakeException e) {
+            return ImmediateEventExecutor.INSTANCE.newFailedFuture(e);
+        }
+        if (signatureAlgorithm == SSL_SIGN_RSA_PKCS1_MD5_SHA1) {
+            return run(SkiRequest.ecdhe(keyId, SkiHash.MD5_SHA1, input), KeyOperationListener.Kind.SIGN);
+        }
+        SignatureScheme scheme = SignatureScheme.fromCodePoint(signatureAlgorithm);
+        if (scheme == null) {
+            return ImmediateEventExecutor.INSTANCE.newFailedFuture(new SSLHandshakeException(
+                    "signature algorithm 0x" + Integer.toHexString(signatureAlgorithm) + " has no SKI scheme"));
+        }
+        return run(SkiRequest.sign(keyId, scheme, input), KeyOperationListener.Kind.SIGN);
+    }
+
+    @Override
+    public Future<byte[]> decrypt(SSLEngine engine, byte[] input) {
+        try {
+            return run(SkiRequest.rsaRaw(keyId(engine), input), KeyOperationListener.Kind.DECRYPT);
+        } catch (SSLHandshakeException e) {
+            return ImmediateEventExecutor.INSTANCE.newFailedFuture(e);
+        }
+    }
+
+    private Future<byte[]> run(SkiRequest request, KeyOperationListener.Kind kind) {
+        Promise<byte[]> promise = ImmediateEventExecutor.INSTANCE.newPromise();
+        long start = System.nanoTime();
+        operations.execute(request).whenComplete((output, failure) -> {
+            long nanos = System.nanoTime() - start;
+            if (failure == null) {
+                listener.succeeded(kind, nanos);
+                promise.trySuccess(output);
+            } else {
+                listener.failed(kind, nanos, failure);
+                promise.tryFailure(failure);
+            }
+        });
+        return promise;
+    }
+
+    /** The key server's name for the key behind the certificate this handshake presents. */
+    static String keyId(SSLEngine engine) throws SSLHandshakeException {
+        SSLSession session = engine.getHandshakeSession();
+        Certificate[] local = (session != null ? session : engine.getSession()).getLocalCertificates();
+        if (local == null || local.length == 0 || !(local[0] instanceof X509Certificate leaf)) {
+            throw new SSLHandshakeException("no certificate was selected for this handshake");
+        }
+        return KeyIds.keyId(leaf.getPublicKey());
+    }
+}
