@@ -15,20 +15,20 @@ import java.util.concurrent.TimeUnit;
  * classpath, and the flags of the reactor's {@code jvm.properties} (the file the launcher and
  * surefire read too; the build passes its path in {@code elastikey.jvm.properties}).
  */
-final class ChildJvm {
+public final class ChildJvm {
 
     private ChildJvm() {
     }
 
     /** The finished child: its exit code and everything it wrote to stdout and stderr. */
-    record Result(int exitCode, String output) {
+    public record Result(int exitCode, String output) {
     }
 
     /**
      * {@code java <jvmArgs> -cp <classpath> <mainClass> <args>}; {@code jvmArgs} normally starts
      * with {@link #buildJvmFlags()}.
      */
-    static List<String> command(List<String> jvmArgs, Class<?> mainClass, String... args) {
+    public static List<String> command(List<String> jvmArgs, Class<?> mainClass, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmArgs);
@@ -44,7 +44,7 @@ final class ChildJvm {
      * still running after {@code timeoutSeconds} is killed and reported as a failure: a guard
      * against hangs, not a timing check.
      */
-    static Result run(List<String> command, Path outputFile, long timeoutSeconds)
+    public static Result run(List<String> command, Path outputFile, long timeoutSeconds)
             throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(outputFile.toFile()).start();
@@ -57,7 +57,7 @@ final class ChildJvm {
     }
 
     /** The flags of {@code jvm.properties}, one list element each. */
-    static List<String> buildJvmFlags() {
+    public static List<String> buildJvmFlags() {
         List<String> out = new ArrayList<>();
         for (String f : flagsFromJvmProperties().trim().split("\\s+")) {
             if (!f.isEmpty()) {

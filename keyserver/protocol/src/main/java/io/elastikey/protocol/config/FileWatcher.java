@@ -42,7 +42,23 @@ public final class FileWatcher implements AutoCloseable {
 
     /** Runs {@code reload} (on the watcher thread) whenever one of {@code files} changes. */
     public synchronized void watch(String what, List<Path> files, ReloadAction reload) {
-        groups.add(new Group(what, List.copyOf(files), reload, fingerprint(files)));
+        List<Path> fixed = List.copyOf(files);
+        watch(what, () -> fixed, reload);
+    }
+
+    /**
+     * Runs {@code reload} whenever the set of files {@code listing} returns, or one of them, changes: for a
+     * directory of certificates, where adding or removing a file is a change too. A listing that fails counts
+     * as no files.
+     */
+    public synchronized void watch(String what, Listing listing, ReloadAction reload) {
+        groups.add(new Group(what, listing, reload, fingerprint(listing)));
+    }
+
+    /** The files to poll, listed again at every poll. */
+    @FunctionalInterface
+    public interface Listing {
+        List<Path> files() throws IOException;
     }
 
     /** What to do when files change; throwing keeps the previous state. */
@@ -53,26 +69,32 @@ public final class FileWatcher implements AutoCloseable {
 
     private synchronized void poll() {
         for (Group group : groups) {
-            String now = fingerprint(group.files);
+            String now = fingerprint(group.listing);
             if (now.equals(group.lastSeen)) {
                 continue;
             }
             group.lastSeen = now;
             try {
                 group.reload.reload();
-                log.info("reloaded {} after a change to {}", group.what, group.files);
+                log.info("reloaded {} after a change", group.what);
             } catch (Exception e) {
                 log.error("reloading {} failed, keeping the previous one: {}", group.what, e.toString());
             }
         }
     }
 
-    private static String fingerprint(List<Path> files) {
+    private static String fingerprint(Listing listing) {
+        List<Path> files;
+        try {
+            files = listing.files();
+        } catch (IOException e) {
+            return "unlistable";
+        }
         StringBuilder sb = new StringBuilder();
         for (Path file : files) {
             try {
                 BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-                sb.append(a.lastModifiedTime().toMillis()).append('/').append(a.size()).append('/')
+                sb.append(file).append('/').append(a.lastModifiedTime().toMillis()).append('/').append(a.size()).append('/')
                         .append(Objects.toString(a.fileKey())).append(';');
             } catch (IOException e) {
                 sb.append("missing;");
@@ -88,13 +110,13 @@ public final class FileWatcher implements AutoCloseable {
 
     private static final class Group {
         final String what;
-        final List<Path> files;
+        final Listing listing;
         final ReloadAction reload;
         String lastSeen;
 
-        Group(String what, List<Path> files, ReloadAction reload, String lastSeen) {
+        Group(String what, Listing listing, ReloadAction reload, String lastSeen) {
             this.what = what;
-            this.files = files;
+            this.listing = listing;
             this.reload = reload;
             this.lastSeen = lastSeen;
         }

@@ -12,6 +12,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -38,8 +39,20 @@ final class ExportPublicCommand extends KeysSubcommand {
     @Option(names = "--chain", description = "Each certificate followed by its issuers.")
     boolean chain;
 
+    @Option(names = "--out-dir", paramLabel = "DIR",
+            description = {"Write one file per certificate, <key ID>.pem (then -2, -3 for a key's further "
+                    + "certificates), each written whole and renamed into place: the layout of the edge "
+                    + "server's certificate directory. Use with --chain."})
+    Path outDir;
+
     @Override
     int run() throws IOException {
+        if (outDir != null) {
+            if (outFile != null || !identifiers.isEmpty()) {
+                throw new CliException("--out-dir exports every key; it cannot be combined with --out or key IDs");
+            }
+            return exportToDirectory();
+        }
         try (KeyRepository keys = openRepository()) {
             long[] exported = {0};
             try (Writer writer = outFile == null ? new NonClosingWriter(out())
@@ -67,6 +80,31 @@ final class ExportPublicCommand extends KeysSubcommand {
                 out().printf("exported %,d certificates to %s%n", exported[0], outFile);
             }
         }
+        return 0;
+    }
+
+    private int exportToDirectory() throws IOException {
+        Files.createDirectories(outDir);
+        long[] exported = {0};
+        try (KeyRepository keys = openRepository()) {
+            String[] previous = {null};
+            int[] sameKey = {0};
+            keys.forEachCertificatePem(chain, (keyId, text) -> {
+                sameKey[0] = keyId.equals(previous[0]) ? sameKey[0] + 1 : 1;
+                previous[0] = keyId;
+                String name = keyId + (sameKey[0] == 1 ? "" : "-" + sameKey[0]) + ".pem";
+                try {
+                    Path partial = outDir.resolve("." + name + ".partial");
+                    Files.writeString(partial, text, StandardCharsets.US_ASCII);
+                    Files.move(partial, outDir.resolve(name), StandardCopyOption.REPLACE_EXISTING,
+                            StandardCopyOption.ATOMIC_MOVE);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                exported[0]++;
+            });
+        }
+        out().printf("exported %,d certificates to %s%n", exported[0], outDir);
         return 0;
     }
 

@@ -216,6 +216,18 @@ class KeysCommandTest {
                 + Pem.writeCertificate(one).lines().skip(1).findFirst().orElseThrow());
         assertThat(Pem.readCertificates(keys("export-public", "--chain", keyId).out())).hasSize(2);
 
+        Path edgeCertificates = tmp.resolve("edge-certs");
+        assertThat(keys("export-public", "--chain", "--out-dir", edgeCertificates.toString()).out())
+                .contains("exported 25 certificates to " + edgeCertificates);
+        try (var files = Files.list(edgeCertificates)) {
+            assertThat(files.map(f -> f.getFileName().toString()).toList()).hasSize(25)
+                    .allSatisfy(name -> assertThat(name).matches("[0-9a-f]{64}\\.pem"));
+        }
+        List<X509Certificate> chain = PemFiles.readCertificates(edgeCertificates.resolve(keyId + ".pem"));
+        assertThat(chain).containsExactly(one, ca.certificate());
+        assertThat(keys("export-public", "--out-dir", edgeCertificates.toString(), keyId).err())
+                .contains("--out-dir exports every key");
+
         Result removed = keys("remove", fingerprint);
         assertThat(removed.code()).isZero();
         assertThat(removed.out()).contains("removed " + keyId);

@@ -1,0 +1,158 @@
+package io.elastikey.edge;
+
+import io.elastikey.edge.admin.EdgeMetrics;
+import io.elastikey.edge.config.EdgeConfig;
+import io.elastikey.edge.content.ContentCache;
+import io.elastikey.edge.content.ContentHandler;
+import io.elastikey.edge.content.OriginClient;
+import io.elastikey.edge.http.EdgeInitializer;
+import io.elastikey.edge.keyservers.KeyServerPool;
+import io.elastikey.edge.tls.CertificateRegistry;
+import io.elastikey.edge.tls.EdgeTls;
+import io.elastikey.edge.tls.KeyOperations;
+import io.elastikey.edge.tls.RemoteKeyMethod;
+import io.elastikey.protocol.admin.AdminServer;
+import io.elastikey.protocol.config.FileWatcher;
+import io.elastikey.protocol.net.Transports;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The edge server, assembled: configuration in, an HTTPS listener and an admin endpoint out. {@link #start}
+ * builds the parts in dependency order (event loops, key-server pool, TLS, content, listener, admin) and
+ * {@link #close} takes them down in reverse.
+ *
+ * <p>The edge holds certificates and never a private key: every full handshake's private-key operation goes
+ * through {@link KeyOperations}, the key-server pool unless a benchmark passes another.
+ */
+public final class EdgeServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(EdgeServer.class);
+
+    private final EdgeConfig config;
+    private final EdgeMetrics metrics = new EdgeMetrics();
+    private final Deque<AutoCloseable> parts = new ArrayDeque<>();
+    private Channel channel;
+    private AdminServer admin;
+    private EdgeTls tls;
+    private volatile boolean ready;
+
+    private EdgeServer(EdgeConfig config) {
+        this.config = config;
+    }
+
+    /** Starts an edge server whose private-key operations go to the configured key servers. */
+    public static EdgeServer start(EdgeConfig config) throws Exception {
+        return start(config, null);
+    }
+
+    /**
+     * Starts an edge server; {@code keyOperations}, when not {@code null}, replaces the key-server pool (the
+     * local-key comparison in the benchmarks uses this; nothing in production does).
+     */
+    public static EdgeServer start(EdgeConfig config, KeyOperations keyOperations) throws Exception {
+        EdgeServer server = new EdgeServer(config);
+        try {
+            server.startParts(keyOperations);
+            return server;
+        } catch (Exception | Error e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    private void startParts(KeyOperations override) throws Exception {
+        EventLoopGroup acceptors = Transports.newGroup(1, true, "edge-accept");
+        EventLoopGroup io = Transports.newGroup(config.ioThreads(), true, "edge-io");
+        started(() -> {
+            acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        });
+        KeyOperations keyOperations = override;
+        BooleanSupplier keyServersUp = () -> true;
+        if (keyOperations == null) {
+            KeyServerPool pool = started(KeyServerPools.open(config, io, metrics));
+            keyOperations = pool::execute;
+            keyServersUp = pool::anyAvailable;
+        }
+        tls = started(new EdgeTls(config, new RemoteKeyMethod(keyOperations, metrics)));
+        FileWatcher watcher = started(new FileWatcher(config.reloadInterval()));
+        watcher.watch("certificates in " + config.certificates(),
+                () -> CertificateRegistry.files(config.certificates()), tls::reload);
+
+        ContentCache cache = config.cacheEnabled()
+                ? started(ContentCache.openElastic(config.cacheDir(), config.cacheMemory(), config.cacheMaxEntry()))
+                : null;
+        OriginClient origin = started(new OriginClient(config.originAddress(), config.originTimeout(),
+                config.originConnections(), config.originMaxBody()));
+        ContentHandler content = new ContentHandler(cache, origin);
+        EdgeGauges.bind(metrics, tls, cache);
+
+        channel = new ServerBootstrap()
+                .group(acceptors, io)
+                .channel(Transports.serverChannelFor(io))
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new EdgeInitializer(config, tls, metrics, () -> content))
+                .bind(config.listen()).sync().channel();
+        started(() -> channel.close().syncUninterruptibly());
+        BooleanSupplier keyServers = keyServersUp;
+        admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
+                () -> ready && keyServers.getAsBoolean()));
+        ready = true;
+        log.info("edge server listening on {} ({}), {} certificate chain(s), key servers {}, origin {}, admin on {}",
+                address(), Transports.name(io), tls.registry().size(),
+                override == null ? config.keyServers() : "(local keys: benchmark only)", config.origin(),
+                admin.address());
+    }
+
+    /** Remembers a started part; {@link #close} closes parts in the reverse order of their start. */
+    private <T extends AutoCloseable> T started(T part) {
+        parts.push(part);
+        return part;
+    }
+
+    /** The HTTPS listener's bound address (the real port when {@code listen} asked for port 0). */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    public InetSocketAddress adminAddress() {
+        return admin.address();
+    }
+
+    public EdgeMetrics metrics() {
+        return metrics;
+    }
+
+    public EdgeConfig config() {
+        return config;
+    }
+
+    /** Rereads the certificate directory now instead of at the next poll. */
+    public void reloadCertificates() throws Exception {
+        tls.reload();
+    }
+
+    @Override
+    public void close() {
+        ready = false;
+        while (!parts.isEmpty()) {
+            AutoCloseable part = parts.pop();
+            try {
+                part.close();
+            } catch (Exception e) {
+                log.warn("closing {} failed: {}", part, e.toString());
+            }
+        }
+    }
+}
