@@ -2,6 +2,7 @@ package io.elastikey.edge.http;
 
 import io.elastikey.edge.admin.EdgeMetrics;
 import io.elastikey.edge.admin.EdgeMetrics.FailureReason;
+import io.elastikey.edge.keyservers.NoKeyServerException;
 import io.elastikey.protocol.ski.SkiException;
 import io.elastikey.protocol.ski.SkiTransportException;
 import io.netty.channel.ChannelHandlerContext;
@@ -60,8 +61,7 @@ final class HandshakeRecorder extends ChannelInboundHandlerAdapter {
 
     static FailureReason reason(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof SkiTransportException || t instanceof SkiException
-                    || t.getClass().getSimpleName().equals("NoKeyServerException")) {
+            if (t instanceof SkiTransportException || t instanceof SkiException || t instanceof NoKeyServerException) {
                 return FailureReason.KEY_SERVER;
             }
             if (t instanceof SslHandshakeTimeoutException) {

@@ -35,6 +35,7 @@ import java.security.cert.X509Certificate;
 public final class RemoteKeyMethod implements OpenSslAsyncPrivateKeyMethod {
     private final KeyOperations operations;
     private final KeyOperationListener listener;
+    private final KeyFailureLog failures = new KeyFailureLog();
 
     public RemoteKeyMethod(KeyOperations operations, KeyOperationListener listener) {
         this.operations = operations;
@@ -78,8 +79,11 @@ public final class RemoteKeyMethod implements OpenSslAsyncPrivateKeyMethod {
                 listener.succeeded(kind, nanos);
                 promise.trySuccess(output);
             } else {
-                listener.failed(kind, nanos, failure);
-                promise.tryFailure(failure);
+                Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                listener.failed(kind, nanos, cause);
+                failures.failed(kind, cause);
+                promise.tryFailure(cause);
             }
         });
         return promise;
