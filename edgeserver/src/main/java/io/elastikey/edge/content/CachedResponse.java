@@ -206,6 +206,12 @@ final class CachedResponse {
         return v;
     }
 
+    /** Whether a stored value is past its lifetime at {@code now}, or does not decode. */
+    static boolean isStale(byte[] value, long now) {
+        CachedResponse r = decode(value);
+        return r == null || r.expiresAt <= now;
+    }
+
     int bodyLength() {
         return bodyLength;
     }

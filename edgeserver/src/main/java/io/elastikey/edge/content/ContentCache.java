@@ -8,47 +8,33 @@ import io.elastikey.store.KeyValueStore;
 import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
-import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stores responses the {@link StorePolicy} allows, as {@link CachedResponse} values under {@link CacheKeys}.
+ * Stores the responses {@link StorePolicy} allows, as {@link CachedResponse} values under {@link CacheKeys}, and
+ * answers lookups with fresh ones.
  *
- * <h2>Threads</h2>
- * Lookups run inline on the calling event loop. The default store keeps its hot entries in memory, so a hit is a
- * hash lookup and a copy; a cold entry costs one positional read, usually from the page cache. Handing every
- * lookup to another thread would add two thread switches to each hit to save that occasional read.
+ * <p>Lookups run inline on the calling event loop. The default store keeps its hot entries in memory, so a hit is
+ * a hash lookup and a copy; a cold entry costs one positional read, usually from the page cache. Handing every
+ * lookup to another thread would add two thread switches to each hit to save that occasional read. Writes go to a
+ * {@link CacheWriter}, whose single thread also copies the body into the stored value, from a retained view of the
+ * response's buffer, so the event loop copies nothing.
  *
- * <p>Writes (puts and the deletion of expired or damaged entries) append to the store's log, a file, so they never
- * run on an event loop: one daemon thread does them all, in order, from a queue bounded both in entries
- * ({@value #WRITE_QUEUE}) and in bytes. When the queue is full a write is dropped and counted: a cache may
- * forget, and an edge under load must not stall on its disk. One writer also means a read-check-delete on that
- * thread cannot race another write. The body is copied into the stored value on that thread, from a retained
- * view of the response's buffer, so the event loop copies nothing.
- *
- * <h2>Expiry</h2>
- * An entry past its lifetime is a miss and is deleted when a lookup finds it. The writer also sweeps the whole
- * store after a write once per {@value #SWEEP_INTERVAL_MILLIS} ms, so entries nobody asks for again do not keep
- * their disk space; that walk reads every value, which is why it is rare and on the writer thread.
+ * <p>Entries expire: one past its lifetime is a miss, and is deleted when a lookup finds it or by the writer's
+ * periodic sweep ({@value #SWEEP_INTERVAL_MILLIS} ms). A value that does not decode is a miss and deleted too:
+ * a damaged cache entry must never reach a client or fail a request.
  */
 public final class ContentCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ContentCache.class);
@@ -60,20 +46,14 @@ public final class ContentCache implements AutoCloseable {
     private final boolean ownsStore;
     private final int maxKeyBytes;
     private final int maxEntryBytes;
-    private final long maxQueuedBytes;
-    private final long sweepIntervalMillis;
     private final Clock clock;
-    private final ThreadPoolExecutor writer;
-    private final AtomicLong queuedBytes = new AtomicLong();
     private final RateLimitedWarning warnings = new RateLimitedWarning(LOG, Duration.ofSeconds(10));
+    private final CacheWriter writer;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
-    private final LongAdder stores = new LongAdder();
-    private final LongAdder dropped = new LongAdder();
     private final LongAdder expired = new LongAdder();
     private final LongAdder uncacheable = new LongAdder();
     private final LongAdder corrupt = new LongAdder();
-    private long lastSweep; // writer thread only
     private volatile boolean closed;
 
     /**
@@ -100,12 +80,9 @@ public final class ContentCache implements AutoCloseable {
         this.ownsStore = ownsStore;
         this.maxKeyBytes = maxKeyBytes;
         this.maxEntryBytes = maxEntryBytes;
-        this.maxQueuedBytes = Math.max(MIN_QUEUED_BYTES, 4L * maxEntryBytes);
-        this.sweepIntervalMillis = sweepIntervalMillis;
         this.clock = clock;
-        this.lastSweep = clock.millis();
-        this.writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(writeQueue),
-                new DefaultThreadFactory("content-cache-writer", true));
+        this.writer = new CacheWriter(store, clock, writeQueue, Math.max(MIN_QUEUED_BYTES, 4L * maxEntryBytes),
+                sweepIntervalMillis, warnings);
     }
 
     /**
@@ -140,6 +117,11 @@ public final class ContentCache implements AutoCloseable {
         return CacheKeys.of(request, maxKeyBytes);
     }
 
+    /** The cache's clock, in epoch millis; a hit's {@code Age} is computed against it. */
+    long now() {
+        return clock.millis();
+    }
+
     /** A fresh stored response matching the request's {@code Vary} values, or null (a miss). Never throws. */
     CachedResponse lookup(byte[] key, HttpHeaders request) {
         byte[] value;
@@ -160,7 +142,7 @@ public final class ContentCache implements AutoCloseable {
         if (r == null || r.expiresAt <= clock.millis()) {
             (r == null ? corrupt : expired).increment();
             misses.increment();
-            deleteIfStale(key);
+            writer.deleteIfStale(key);
             return null;
         }
         if (!StorePolicy.varyMatches(r.vary, request)) {
@@ -185,119 +167,17 @@ public final class ContentCache implements AutoCloseable {
             uncacheable.increment();
             return false;
         }
-        if (closed) {
-            dropped.increment();
-            return false;
-        }
-        if (queuedBytes.addAndGet(size) > maxQueuedBytes) {
-            queuedBytes.addAndGet(-size);
-            dropped.increment();
-            return false;
-        }
         int status = response.status().code();
-        ByteBuf body = response.content().retainedDuplicate();
-        try {
-            writer.execute(() -> write(key, status, headers, vary, fresh, body, size));
-            return true;
-        } catch (RejectedExecutionException full) {
-            body.release();
-            queuedBytes.addAndGet(-size);
-            dropped.increment();
-            return false;
-        }
-    }
-
-    private void write(byte[] key, int status, List<Field> headers, List<Field> vary, Freshness fresh, ByteBuf body,
-                       int size) {
-        try {
-            store.put(key, CachedResponse.encode(status, headers, vary, fresh.storedAt(), fresh.expiresAt(), body,
-                    size));
-            stores.increment();
-        } catch (RuntimeException e) {
-            warnings.warn("content cache write failed: {}", e.toString());
-        } finally {
-            body.release();
-            queuedBytes.addAndGet(-size);
-        }
-        sweepIfDue();
+        return writer.put(key, response.content().retainedDuplicate(), size, body -> CachedResponse.encode(status,
+                headers, vary, fresh.storedAt(), fresh.expiresAt(), body, size));
     }
 
     /**
-     * Deletes what is stored under {@code key}, on the writer: an unsafe method (POST, PUT, DELETE...) succeeded on
-     * its URL, so the stored answer may be out of date (RFC 9111 4.4). Skipped when the queue is full.
+     * Deletes what is stored under {@code key}, in the background: an unsafe method (POST, PUT, DELETE...) succeeded
+     * on its URL, so the stored answer may be out of date (RFC 9111 4.4).
      */
     void invalidate(byte[] key) {
-        try {
-            writer.execute(() -> {
-                try {
-                    store.delete(key);
-                } catch (RuntimeException e) {
-                    warnings.warn("content cache delete failed: {}", e.toString());
-                }
-            });
-        } catch (RejectedExecutionException full) {
-            dropped.increment();
-        }
-    }
-
-    /** The cache's clock, in epoch millis; a hit's {@code Age} is computed against it. */
-    long now() {
-        return clock.millis();
-    }
-
-    /** Deletes the key on the writer if it still holds an expired or damaged value; skipped when the queue is full. */
-    private void deleteIfStale(byte[] key) {
-        try {
-            writer.execute(() -> {
-                try {
-                    if (stale(key, clock.millis())) {
-                        store.delete(key);
-                    }
-                } catch (RuntimeException e) {
-                    warnings.warn("content cache delete failed: {}", e.toString());
-                }
-            });
-        } catch (RejectedExecutionException full) {
-            // the next lookup of the key finds it stale again and retries
-        }
-    }
-
-    private boolean stale(byte[] key, long now) {
-        byte[] value;
-        try {
-            value = store.get(key);
-        } catch (CorruptRecordException e) {
-            return true;
-        }
-        return value != null && isStale(value, now);
-    }
-
-    private static boolean isStale(byte[] value, long now) {
-        CachedResponse r = CachedResponse.decode(value);
-        return r == null || r.expiresAt <= now;
-    }
-
-    /** Writer thread: deletes every stale entry once per sweep interval. */
-    private void sweepIfDue() {
-        long now = clock.millis();
-        if (now - lastSweep < sweepIntervalMillis || closed) {
-            return;
-        }
-        lastSweep = now;
-        try {
-            List<byte[]> stale = new ArrayList<>();
-            store.forEach((key, value) -> {
-                if (isStale(value, now)) {
-                    stale.add(key);
-                }
-            });
-            for (byte[] key : stale) {
-                store.delete(key);
-            }
-            expired.add(stale.size());
-        } catch (RuntimeException e) {
-            warnings.warn("content cache sweep failed: {}", e.toString());
-        }
+        writer.delete(key);
     }
 
     public ContentCacheStats stats() {
@@ -307,24 +187,13 @@ public final class ContentCache implements AutoCloseable {
         } catch (RuntimeException e) {
             entries = -1;
         }
-        return new ContentCacheStats(hits.sum(), misses.sum(), stores.sum(), dropped.sum(), expired.sum(),
-                uncacheable.sum(), corrupt.sum(), entries);
+        return new ContentCacheStats(hits.sum(), misses.sum(), writer.stores(), writer.dropped(),
+                expired.sum() + writer.swept(), uncacheable.sum(), corrupt.sum(), entries);
     }
 
     /** Test hook: returns once every write queued before the call is done. */
     void awaitWrites() throws InterruptedException, ExecutionException, TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                writer.submit(() -> { }).get(30, TimeUnit.SECONDS);
-                return;
-            } catch (RejectedExecutionException full) {
-                if (System.nanoTime() > deadline) {
-                    throw new TimeoutException("the write queue stayed full");
-                }
-                Thread.sleep(10);
-            }
-        }
+        writer.awaitIdle();
     }
 
     /** Finishes queued writes (up to 30 s), stops the writer and closes the store if this cache opened it. */
@@ -334,13 +203,9 @@ public final class ContentCache implements AutoCloseable {
             return;
         }
         closed = true;
-        writer.shutdown();
-        try {
-            if (!writer.awaitTermination(30, TimeUnit.SECONDS)) {
-                LOG.warn("content cache writer still busy after 30 s; closing the store under it");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        writer.close();
+        if (!writer.isTerminated()) {
+            LOG.warn("content cache writer still busy after 30 s; closing the store under it");
         }
         if (ownsStore) {
             store.close();
