@@ -5,6 +5,7 @@ import io.elastikey.edge.config.EdgeConfig;
 import io.elastikey.edge.content.ContentCache;
 import io.elastikey.edge.content.ContentHandler;
 import io.elastikey.edge.content.OriginClient;
+import io.elastikey.edge.content.OriginOptions;
 import io.elastikey.edge.http.EdgeInitializer;
 import io.elastikey.edge.keyservers.KeyServerPool;
 import io.elastikey.edge.tls.CertificateRegistry;
@@ -92,9 +93,12 @@ public final class EdgeServer implements AutoCloseable {
         ContentCache cache = config.cacheEnabled()
                 ? started(ContentCache.openElastic(config.cacheDir(), config.cacheMemory(), config.cacheMaxEntry()))
                 : null;
-        OriginClient origin = started(new OriginClient(config.originAddress(), config.originTimeout(),
-                config.originConnections(), config.originMaxBody()));
-        ContentHandler content = new ContentHandler(cache, origin);
+        OriginClient origin = started(new OriginClient(config.originAddress(), OriginOptions.builder()
+                .maxConnectionsPerLoop(config.originConnections())
+                .responseTimeout(config.originTimeout())
+                .maxResponseBytes(config.originMaxBody())
+                .build()));
+        ContentHandler content = cache == null ? new ContentHandler(origin) : new ContentHandler(cache, origin);
         EdgeGauges.bind(metrics, tls, cache);
 
         channel = new ServerBootstrap()

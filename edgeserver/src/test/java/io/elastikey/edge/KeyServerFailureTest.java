@@ -54,12 +54,16 @@ class KeyServerFailureTest {
         keyServer.close();
         for (String name : List.of(EdgeFixture.EC_NAME, EdgeFixture.RSA_NAME)) {
             assertThatThrownBy(() -> get(edge, name)).isInstanceOf(IOException.class)
-                    .satisfies(e -> assertThat(rootCause(e)).isInstanceOf(SSLException.class));
+                    .satisfies(e -> assertThat(rootCause(e)).isInstanceOf(SSLException.class)
+                            .hasMessageContaining("internal_error"));
         }
-        Tools.Result openssl = Tools.sClient(suite, edge, EdgeFixture.EC_NAME, "-tls1_3", null, null, null);
-        assertThat(openssl.output()).contains("alert").doesNotContain("HTTP/1.1 200");
+        Tools.Result tls13 = Tools.sClient(suite, edge, EdgeFixture.EC_NAME, "-tls1_3", null, null, null);
+        assertThat(tls13.output()).contains("alert internal error").doesNotContain("HTTP/1.1 200");
+        Tools.Result rsaKeyExchange = Tools.sClient(suite, edge, EdgeFixture.RSA_NAME, "-tls1_2", "AES128-GCM-SHA256",
+                null, null);
+        assertThat(rsaKeyExchange.output()).contains("alert internal error").doesNotContain("HTTP/1.1 200");
         assertThat(EdgeFixture.metric(edge.adminAddress(),
-                "elastikey_edge_handshake_failures_total{reason=\"key_server\"")).isGreaterThanOrEqualTo(3);
+                "elastikey_edge_handshake_failures_total{reason=\"key_server\"")).isGreaterThanOrEqualTo(4);
         assertThat(readyStatus(edge)).isEqualTo(503);
 
         KeyServer back = suite.startKeyServer(0, port);

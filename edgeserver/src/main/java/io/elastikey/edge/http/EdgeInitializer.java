@@ -49,7 +49,7 @@ public final class EdgeInitializer extends ChannelInitializer<SocketChannel> {
         ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("limit", limiter);
         pipeline.addLast("tls", ssl);
-        pipeline.addLast("handshake", new HandshakeRecorder(metrics));
+        pipeline.addLast("handshake", new HandshakeRecorder(metrics, tls.keyMethod()));
         pipeline.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
         pipeline.addLast("alpn", new EdgeProtocolNegotiator(config.maxHeaderBytes(), config.maxBodyBytes(), content));

@@ -2,9 +2,8 @@ package io.elastikey.edge.http;
 
 import io.elastikey.edge.admin.EdgeMetrics;
 import io.elastikey.edge.admin.EdgeMetrics.FailureReason;
-import io.elastikey.edge.keyservers.NoKeyServerException;
-import io.elastikey.protocol.ski.SkiException;
-import io.elastikey.protocol.ski.SkiTransportException;
+import io.elastikey.edge.tls.RemoteKeyMethod;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
@@ -16,16 +15,24 @@ import io.netty.internal.tcnative.SSL;
 import javax.net.ssl.SSLEngine;
 
 /**
- * Counts each connection's handshake as full or resumed and times it from the accept, then leaves the
- * pipeline. Whether BoringSSL resumed a session is asked of BoringSSL itself, not inferred from whether the
+ * Counts each connection's handshake as full or resumed and times it from the accept, sends the alert for a
+ * handshake whose key operation failed, then leaves the pipeline. Whether BoringSSL resumed a session is asked of BoringSSL itself, not inferred from whether the
  * key server was called, so the metric can prove that resumption saves the key-server call.
  */
 final class HandshakeRecorder extends ChannelInboundHandlerAdapter {
+    /**
+     * A fatal {@code internal_error} alert as a plaintext TLS record: what a server sends before its first
+     * encrypted record, which is where a handshake stands when its private-key operation fails.
+     */
+    private static final byte[] INTERNAL_ERROR_ALERT = {21, 3, 3, 0, 2, 2, 80};
+
     private final EdgeMetrics metrics;
+    private final RemoteKeyMethod keyMethod;
     private long start;
 
-    HandshakeRecorder(EdgeMetrics metrics) {
+    HandshakeRecorder(EdgeMetrics metrics, RemoteKeyMethod keyMethod) {
         this.metrics = metrics;
+        this.keyMethod = keyMethod;
     }
 
     @Override
@@ -37,10 +44,16 @@ final class HandshakeRecorder extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof SslHandshakeCompletionEvent done) {
+            SSLEngine engine = ctx.pipeline().get(SslHandler.class).engine();
+            boolean keyFailed = keyMethod.keyOperationFailed(engine);
             if (done.isSuccess()) {
-                SSLEngine engine = ctx.pipeline().get(SslHandler.class).engine();
                 metrics.handshakeCompleted(isResumed(engine), engine.getSession().getProtocol(),
                         System.nanoTime() - start);
+            } else if (keyFailed) {
+                metrics.handshakeFailed(FailureReason.KEY_SERVER);
+                // BoringSSL sends no alert when a private-key operation fails; the client deserves one. Written
+                // below the TLS handler, as the plaintext record it must be at this stage.
+                ctx.pipeline().context(SslHandler.class).writeAndFlush(Unpooled.wrappedBuffer(INTERNAL_ERROR_ALERT));
             } else {
                 metrics.handshakeFailed(reason(done.cause()));
             }
@@ -61,9 +74,6 @@ final class HandshakeRecorder extends ChannelInboundHandlerAdapter {
 
     static FailureReason reason(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof SkiTransportException || t instanceof SkiException || t instanceof NoKeyServerException) {
-                return FailureReason.KEY_SERVER;
-            }
             if (t instanceof SslHandshakeTimeoutException) {
                 return FailureReason.TIMEOUT;
             }

@@ -5,7 +5,6 @@ import io.elastikey.protocol.config.ConfigException;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.OpenSsl;
-import io.netty.handler.ssl.OpenSslAsyncPrivateKeyMethod;
 import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
 import io.netty.handler.ssl.OpenSslContextOption;
 import io.netty.handler.ssl.SslContext;
@@ -32,13 +31,13 @@ public final class EdgeTls implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EdgeTls.class);
 
     private final EdgeConfig config;
-    private final OpenSslAsyncPrivateKeyMethod keyMethod;
+    private final RemoteKeyMethod keyMethod;
     private final TicketKeys tickets = new TicketKeys();
     private final ScheduledExecutorService rotation;
     private volatile SslContext context;
     private volatile CertificateRegistry registry;
 
-    public EdgeTls(EdgeConfig config, OpenSslAsyncPrivateKeyMethod keyMethod) throws IOException {
+    public EdgeTls(EdgeConfig config, RemoteKeyMethod keyMethod) throws IOException {
         if (!OpenSsl.isAvailable()) {
             throw new ConfigException("the edge needs netty-tcnative (BoringSSL) for remote private-key operations, "
                     + "and it does not load here: " + OpenSsl.unavailabilityCause());
@@ -58,6 +57,11 @@ public final class EdgeTls implements AutoCloseable {
     /** The context for a new connection. */
     public SslContext context() {
         return context;
+    }
+
+    /** Where handshakes send their private-key operation. */
+    public RemoteKeyMethod keyMethod() {
+        return keyMethod;
     }
 
     /** The certificates the current context serves. */

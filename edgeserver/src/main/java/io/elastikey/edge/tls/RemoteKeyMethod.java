@@ -14,6 +14,8 @@ import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSession;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * BoringSSL's asynchronous private-key method, answered by the key server: the one place a handshake needs
@@ -33,9 +35,18 @@ import java.security.cert.X509Certificate;
  * server always knows, whichever way the key was imported.
  */
 public final class RemoteKeyMethod implements OpenSslAsyncPrivateKeyMethod {
+    /**
+     * The answer to BoringSSL when no key server could do the operation. netty-tcnative turns a failed future
+     * into an empty result that BoringSSL would send as an empty signature, so a failure is instead answered
+     * with more bytes than any key's output: tcnative refuses those and BoringSSL aborts the handshake
+     * without sending anything it signed. Never sent anywhere; read only to measure its length.
+     */
+    private static final byte[] REFUSAL = new byte[1 << 16];
+
     private final KeyOperations operations;
     private final KeyOperationListener listener;
     private final KeyFailureLog failures = new KeyFailureLog();
+    private final Set<SSLEngine> failedEngines = ConcurrentHashMap.newKeySet();
 
     public RemoteKeyMethod(KeyOperations operations, KeyOperationListener listener) {
         this.operations = operations;
@@ -51,26 +62,34 @@ public final class RemoteKeyMethod implements OpenSslAsyncPrivateKeyMethod {
             return ImmediateEventExecutor.INSTANCE.newFailedFuture(e);
         }
         if (signatureAlgorithm == SSL_SIGN_RSA_PKCS1_MD5_SHA1) {
-            return run(SkiRequest.ecdhe(keyId, SkiHash.MD5_SHA1, input), KeyOperationListener.Kind.SIGN);
+            return run(engine, SkiRequest.ecdhe(keyId, SkiHash.MD5_SHA1, input), KeyOperationListener.Kind.SIGN);
         }
         SignatureScheme scheme = SignatureScheme.fromCodePoint(signatureAlgorithm);
         if (scheme == null) {
             return ImmediateEventExecutor.INSTANCE.newFailedFuture(new SSLHandshakeException(
                     "signature algorithm 0x" + Integer.toHexString(signatureAlgorithm) + " has no SKI scheme"));
         }
-        return run(SkiRequest.sign(keyId, scheme, input), KeyOperationListener.Kind.SIGN);
+        return run(engine, SkiRequest.sign(keyId, scheme, input), KeyOperationListener.Kind.SIGN);
     }
 
     @Override
     public Future<byte[]> decrypt(SSLEngine engine, byte[] input) {
         try {
-            return run(SkiRequest.rsaRaw(keyId(engine), input), KeyOperationListener.Kind.DECRYPT);
+            return run(engine, SkiRequest.rsaRaw(keyId(engine), input), KeyOperationListener.Kind.DECRYPT);
         } catch (SSLHandshakeException e) {
             return ImmediateEventExecutor.INSTANCE.newFailedFuture(e);
         }
     }
 
-    private Future<byte[]> run(SkiRequest request, KeyOperationListener.Kind kind) {
+    /**
+     * Whether {@code engine}'s key operation failed, forgetting it: asked once per handshake when it ends, so
+     * the handshake's failure can be put down to the key servers and answered with an alert.
+     */
+    public boolean keyOperationFailed(SSLEngine engine) {
+        return failedEngines.remove(engine);
+    }
+
+    private Future<byte[]> run(SSLEngine engine, SkiRequest request, KeyOperationListener.Kind kind) {
         Promise<byte[]> promise = ImmediateEventExecutor.INSTANCE.newPromise();
         long start = System.nanoTime();
         operations.execute(request).whenComplete((output, failure) -> {
@@ -83,7 +102,8 @@ public final class RemoteKeyMethod implements OpenSslAsyncPrivateKeyMethod {
                         ? failure.getCause() : failure;
                 listener.failed(kind, nanos, cause);
                 failures.failed(kind, cause);
-                promise.tryFailure(cause);
+                failedEngines.add(engine);
+                promise.trySuccess(REFUSAL);
             }
         });
         return promise;
