@@ -1,11 +1,14 @@
 // Main -- the `elastikey` command: one picocli root whose subcommands come from every module.
 package io.elastikey.launcher;
 
+import io.elastikey.edge.cli.EdgeCommand;
+import io.elastikey.edge.cli.OriginCommand;
 import io.elastikey.keyserver.cli.KeyServerCommand;
 import io.elastikey.keyserver.cli.KeysCommand;
 import io.elastikey.launcher.cli.PkiCommand;
 import io.elastikey.launcher.cli.ProgressBar;
 import io.elastikey.launcher.demo.StoreDemo;
+import io.elastikey.launcher.demo.SuiteDemo;
 import io.elastikey.perf.Benchmarks;
 import io.elastikey.perf.ski.SkiLoadGenerator;
 import io.elastikey.perf.store.OpenLoopGet;
@@ -17,7 +20,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Key-server suite for split TLS at the network edge.",
-        subcommands = {StoreDemo.class, KeyServerCommand.class, PkiCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {SuiteDemo.class, StoreDemo.class, KeyServerCommand.class, EdgeCommand.class, OriginCommand.class,
+                PkiCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "./elastikey test runs every test (handled by the launcher script, not by this program)."})
 public final class Main implements Runnable {
 

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.nio.file.attribute.PosixFilePermission;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -79,13 +80,38 @@ class MainTest {
     }
 
     @Test
-    void demoLoadsScalesUpAndDownAtASmallSize() {
-        Result r = run("demo", "--entries", "3000", "--lookups", "5000", "--data", tmp.resolve("d").toString());
+    void storeDemoLoadsScalesUpAndDownAtASmallSize() {
+        Result r = run("store-demo", "--entries", "3000", "--lookups", "5000", "--data", tmp.resolve("d").toString());
         assertThat(r.code()).isZero();
         assertThat(r.out()).contains("scale up to 100%: DONE", "scale down to 10%: DONE", "100% budget");
         // At 100% every lookup is a memory hit.
         String full = r.out().lines().filter(l -> l.startsWith("100% budget")).findFirst().orElseThrow();
         assertThat(full).contains("3,000").contains("100.0%");
+    }
+
+    @Test
+    void theDemoServesHttpsThroughTheEdgeWithKeysInTheKeyServer() throws Exception {
+        Path data = tmp.resolve("demo");
+        Result r = run("demo", "--data", data.toString());
+        assertThat(r.code()).as(r.out()).isZero();
+        List<String> handshakes = r.out().lines().filter(l -> l.contains("key-server operations")).toList();
+        assertThat(handshakes).hasSize(5);
+        // Four full handshakes, each one key-server operation more; the resumed one adds none.
+        for (int i = 0; i < 4; i++) {
+            assertThat(handshakes.get(i)).contains(" full ").contains("operations " + i + " -> " + (i + 1))
+                    .contains("HTTP/1.1 200 OK");
+        }
+        assertThat(handshakes.get(0)).contains("TLSv1.3").contains("localhost");
+        assertThat(handshakes.get(3)).contains("TLSv1.2").contains("TLS_RSA_WITH_AES_128_GCM_SHA256");
+        assertThat(handshakes.get(4)).contains(" resumed ").contains("operations 4 -> 4");
+        assertThat(r.out()).contains("X-Cache: MISS").contains("X-Cache: HIT");
+        assertThat(r.out().indexOf("X-Cache: MISS")).isLessThan(r.out().indexOf("X-Cache: HIT"));
+        // The edge's directory holds certificates only.
+        try (var files = Files.walk(data.resolve("edge/certs"))) {
+            for (Path file : files.filter(Files::isRegularFile).toList()) {
+                assertThat(Files.readString(file)).doesNotContain("PRIVATE KEY");
+            }
+        }
     }
 
     @Test

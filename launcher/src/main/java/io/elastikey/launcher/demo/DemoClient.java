@@ -43,16 +43,20 @@ final class DemoClient {
 
     void showHandshakes() throws Exception {
         out.println("Handshakes through the edge (a JDK TLS client; the key server does each private-key operation):");
-        handshake(setup.ecName(), "TLSv1.3", null, "ECDSA signature");
-        handshake(setup.rsaName(), "TLSv1.3", null, "RSA-PSS signature");
-        handshake(setup.ecName(), "TLSv1.2", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDSA signature");
-        handshake(setup.rsaName(), "TLSv1.2", "TLS_RSA_WITH_AES_128_GCM_SHA256",
+        // A client context per full handshake: the JDK client would otherwise offer the first session again.
+        SSLContext first = trustingDevelopmentCa();
+        handshake(first, setup.ecName(), "TLSv1.3", null, "ECDSA signature");
+        handshake(trustingDevelopmentCa(), setup.rsaName(), "TLSv1.3", null, "RSA-PSS signature");
+        handshake(trustingDevelopmentCa(), setup.ecName(), "TLSv1.2", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                "ECDSA signature");
+        handshake(trustingDevelopmentCa(), setup.rsaName(), "TLSv1.2", "TLS_RSA_WITH_AES_128_GCM_SHA256",
                 "RSA key exchange: the key server decrypts");
-        handshake(setup.ecName(), "TLSv1.3", null, "session ticket from the first handshake");
+        handshake(first, setup.ecName(), "TLSv1.3", null, "the session ticket of the first handshake");
         out.println();
     }
 
-    private void handshake(String serverName, String protocol, String cipher, String what) throws Exception {
+    private void handshake(SSLContext tls, String serverName, String protocol, String cipher, String what)
+            throws Exception {
         long keyOpsBefore = keyServerOperations();
         long resumedBefore = edge.metrics().handshakes(true);
         try (SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", edge.address().getPort())) {
@@ -113,8 +117,7 @@ final class DemoClient {
             return;
         }
         List<String> command = List.of("curl", "-sS", "-v", "--max-time", "10", "--cacert", setup.caFile().toString(),
-                "--resolve", "localhost:" + edge.address().getPort() + ":127.0.0.1",
-                "https://localhost:" + edge.address().getPort() + "/hello");
+                "https://127.0.0.1:" + edge.address().getPort() + "/hello");
         out.println("curl through the edge:");
         out.println("  $ " + String.join(" ", command));
         Process curl = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -1,4 +1,4 @@
-// StoreDemo -- `elastikey demo`: the elastic store loading, serving and scaling its memory up and down.
+// StoreDemo -- `elastikey store-demo`: the elastic store loading, serving and scaling its memory up and down.
 package io.elastikey.launcher.demo;
 
 import io.elastikey.launcher.cli.ProgressBar;
@@ -31,7 +31,7 @@ import picocli.CommandLine.Option;
  * budget holds a tenth of them, serve a skewed lookup workload, scale the budget to all of them,
  * then back down, printing hit ratio and lookup latency at each step.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "store-demo", mixinStandardHelpOptions = true,
         description = "Load 100,000 x 4 KB values into an ElasticStore holding 10%% in memory, scale the memory "
                 + "budget to 100%% and back, printing hit ratio and lookup latency at each step.")
 public final class StoreDemo implements Callable<Integer> {

@@ -7,6 +7,9 @@ import io.elastikey.edge.origin.SampleOrigin;
 import io.elastikey.keyserver.KeyServer;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.protocol.config.ConfigSource;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -43,10 +46,16 @@ public final class SuiteDemo implements Callable<Integer> {
             description = "Edge HTTPS port with --keep (default: ${DEFAULT-VALUE}; without --keep a free port).")
     int edgePort;
 
+    @Option(names = "--verbose", description = "Show the servers' INFO logs and the key server's audit lines.")
+    boolean verbose;
+
     private final PrintStream out = System.out;
 
     @Override
     public Integer call() throws Exception {
+        if (!verbose) {
+            quietLogs();
+        }
         boolean temporary = data == null;
         Path dir = temporary ? Files.createTempDirectory("elastikey-demo") : data.toAbsolutePath();
         DemoSetup setup = DemoSetup.prepare(dir, out);
@@ -99,6 +108,14 @@ public final class SuiteDemo implements Callable<Integer> {
         }, "demo-stop"));
         stop.await();
         out.printf("%nstopping%n");
+    }
+
+    /** The demo prints its own account; the servers' INFO lines and audit lines would bury it. */
+    private static void quietLogs() {
+        if (LoggerFactory.getILoggerFactory() instanceof LoggerContext logging) {
+            logging.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
+            logging.getLogger("elastikey.audit").setLevel(Level.OFF);
+        }
     }
 
     static String address(InetSocketAddress address) {
