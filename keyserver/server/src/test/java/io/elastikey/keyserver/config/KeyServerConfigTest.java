@@ -190,7 +190,7 @@ class KeyServerConfigTest {
             "tls.reload-interval|2",
             "tls.reload-interval|fast",
             "tls.reload-interval|-1s",
-            "tls.reload-interval|1h",
+            "tls.reload-interval|1d",
             "timeouts.idle|10 seconds",
             "timeouts.idle|ms",
             "timeouts.request|0s",
