@@ -24,23 +24,23 @@ import io.elastikey.protocol.ski.SkiTransportException;
  * failures are only counted by kind: a backlog refusal takes no time, a timeout takes exactly the timeout, and
  * neither is a measurement of the server; a run with any of them is reported as such.
  */
-final class LoadStats {
+public final class LoadStats {
     /** Latencies above ten minutes are recorded as ten minutes. */
     static final long HIGHEST_NANOS = TimeUnit.MINUTES.toNanos(10);
 
     private final Recorder recorder = new Recorder(HIGHEST_NANOS, 3);
     private final Histogram total = new Histogram(HIGHEST_NANOS, 3);
     private Histogram recycled;
-    final LongAdder sent = new LongAdder();
-    final LongAdder completed = new LongAdder();
-    final LongAdder answered = new LongAdder();
+    public final LongAdder sent = new LongAdder();
+    public final LongAdder completed = new LongAdder();
+    public final LongAdder answered = new LongAdder();
     final LongAdder verified = new LongAdder();
     final LongAdder verifyFailures = new LongAdder();
     final LongAdder verifySkipped = new LongAdder();
     private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
 
     /** A measured request that got its output. */
-    void answered(long latencyNanos) {
+    public void answered(long latencyNanos) {
         answered.increment();
         record(latencyNanos);
     }
@@ -66,7 +66,7 @@ final class LoadStats {
     }
 
     /** The latencies recorded since the last call, also added to {@link #total()}. One reader thread at a time. */
-    synchronized Histogram interval() {
+    public synchronized Histogram interval() {
         Histogram interval = recorder.getIntervalHistogram(recycled);
         total.add(interval);
         recycled = interval;
@@ -74,19 +74,24 @@ final class LoadStats {
     }
 
     /** Every latency taken in by {@link #interval()} so far. */
-    synchronized Histogram total() {
+    public synchronized Histogram total() {
         return total.copy();
     }
 
     /** Errors by kind, sorted by name. */
-    Map<String, Long> errors() {
+    public Map<String, Long> errors() {
         Map<String, Long> sorted = new TreeMap<>();
         errors.forEach((kind, count) -> sorted.put(kind, count.sum()));
         return sorted;
     }
 
-    long errorCount() {
+    public long errorCount() {
         return errors.values().stream().mapToLong(LongAdder::sum).sum();
+    }
+
+    /** A failure counted under {@code kind} alone, untimed (the handshake load generator names its own kinds). */
+    public void error(String kind) {
+        count(kind);
     }
 
     private void record(long latencyNanos) {

@@ -11,8 +11,11 @@ import io.elastikey.protocol.ski.SkiMethod;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** Each converter accepts the protocol's own names (and lower case for methods), and says what it expected. */
-final class OptionConverters {
+/**
+ * Each converter accepts the protocol's own names (and lower case for methods), and says what it expected. The
+ * handshake load generator shares {@link DurationConverter}.
+ */
+public final class OptionConverters {
     private OptionConverters() {
     }
 
@@ -62,7 +65,7 @@ final class OptionConverters {
     }
 
     /** Seconds as a plain number, or a number with ms, s, m or h. */
-    static final class DurationConverter implements ITypeConverter<Duration> {
+    public static final class DurationConverter implements ITypeConverter<Duration> {
         @Override
         public Duration convert(String value) {
             String text = value.strip().toLowerCase(Locale.ROOT);

@@ -13,14 +13,16 @@ import org.HdrHistogram.Histogram;
  * when it goes wrong (errors, a growing number in flight, latency climbing) instead of only at the end. It is the only
  * reader of the run's interval histograms while it runs; {@link #close()} stops it before the final report reads.
  */
-final class ProgressReporter implements AutoCloseable {
+public final class ProgressReporter implements AutoCloseable {
     private final LoadStats stats;
     private final IntSupplier outstanding;
     private final PrintStream out;
     private final LongSupplier measuredStartNanos;
     private final Thread thread;
+    private volatile boolean stopped;
 
-    ProgressReporter(LoadStats stats, IntSupplier outstanding, PrintStream out, LongSupplier measuredStartNanos) {
+    public ProgressReporter(LoadStats stats, IntSupplier outstanding, PrintStream out,
+                            LongSupplier measuredStartNanos) {
         this.stats = stats;
         this.outstanding = outstanding;
         this.out = out;
@@ -29,7 +31,7 @@ final class ProgressReporter implements AutoCloseable {
         thread.setDaemon(true);
     }
 
-    ProgressReporter start() {
+    public ProgressReporter start() {
         thread.start();
         return this;
     }
@@ -40,7 +42,7 @@ final class ProgressReporter implements AutoCloseable {
         long completed = 0;
         long errors = 0;
         try {
-            for (long second = 1; ; second++) {
+            for (long second = 1; !stopped; second++) {
                 long wake = started + TimeUnit.SECONDS.toNanos(second);
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, wake - System.nanoTime()));
                 long nowSent = stats.sent.sum();
@@ -70,6 +72,8 @@ final class ProgressReporter implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        // The flag as well as the interrupt: HdrHistogram's interval swap swallows an interrupt that lands in it.
+        stopped = true;
         thread.interrupt();
         thread.join();
     }
