@@ -10,6 +10,8 @@ import io.elastikey.launcher.cli.ProgressBar;
 import io.elastikey.launcher.demo.StoreDemo;
 import io.elastikey.launcher.demo.SuiteDemo;
 import io.elastikey.perf.Benchmarks;
+import io.elastikey.perf.handshake.HandshakeLoadGenerator;
+import io.elastikey.perf.handshake.LocalKeyEdgeCommand;
 import io.elastikey.perf.ski.SkiLoadGenerator;
 import io.elastikey.perf.store.OpenLoopGet;
 import picocli.CommandLine;
@@ -37,9 +39,11 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         cl.addSubcommand("keys", new KeysCommand(ProgressBar::new));
         cl.addSubcommand("bench", new Benchmarks());
+        cl.addSubcommand("edge-local-keys", new LocalKeyEdgeCommand());
         cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand())
                 .addSubcommand("store", new OpenLoopGet())
-                .addSubcommand("ski", new SkiLoadGenerator()));
+                .addSubcommand("ski", new SkiLoadGenerator())
+                .addSubcommand("handshake", new HandshakeLoadGenerator()));
         return cl.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(Main::reportFailure);
     }
 
