@@ -10,6 +10,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -57,10 +58,10 @@ public final class EdgeMetrics implements KeyOperationListener {
         for (FailureReason reason : FailureReason.values()) {
             failures[reason.ordinal()] = Counter.builder("elastikey.edge.handshake.failures")
                     .description("Failed handshakes: no key server answered, the client was too slow, or TLS errors")
-                    .tag("reason", reason.name().toLowerCase()).register(registry);
+                    .tag("reason", reason.name().toLowerCase(Locale.ROOT)).register(registry);
         }
         for (Kind kind : Kind.values()) {
-            String name = kind.name().toLowerCase();
+            String name = kind.name().toLowerCase(Locale.ROOT);
             keyOperations[kind.ordinal()][0] = keyOperationCounter(name, "ok");
             keyOperations[kind.ordinal()][1] = keyOperationCounter(name, "failed");
             keyOperationTime[kind.ordinal()] = histogram("elastikey.edge.key.operation.duration",

@@ -3,6 +3,7 @@ package io.elastikey.edge.tls;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,7 +27,7 @@ final class KeyFailureLog {
         }
         long others = suppressed.getAndSet(0);
         log.warn("handshake failed: its {} operation got no answer from a key server: {}{}",
-                kind.name().toLowerCase(), cause.getMessage() != null ? cause.getMessage() : cause.toString(),
+                kind.name().toLowerCase(Locale.ROOT), cause.getMessage() != null ? cause.getMessage() : cause.toString(),
                 others == 0 ? "" : " (and " + others + " more since the last line)");
     }
 }

@@ -14,8 +14,9 @@ import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSession;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.Collections;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.WeakHashMap;
 
 /**
  * BoringSSL's asynchronous private-key method, answered by the key server: the one place a handshake needs
@@ -46,7 +47,12 @@ public final class RemoteKeyMethod implements OpenSslAsyncPrivateKeyMethod {
     private final KeyOperations operations;
     private final KeyOperationListener listener;
     private final KeyFailureLog failures = new KeyFailureLog();
-    private final Set<SSLEngine> failedEngines = ConcurrentHashMap.newKeySet();
+    /**
+     * Engines whose key operation failed, until their handshake ends. Weak: an operation that fails after its
+     * client left (the handshake already ended) must not keep the engine forever.
+     */
+    private final Set<SSLEngine> failedEngines = Collections.synchronizedSet(
+            Collections.newSetFromMap(new WeakHashMap<>()));
 
     public RemoteKeyMethod(KeyOperations operations, KeyOperationListener listener) {
         this.operations = operations;
