@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -45,6 +47,7 @@ public final class EdgeServer implements AutoCloseable {
     private Channel channel;
     private AdminServer admin;
     private EdgeTls tls;
+    private ContentCache cache;
     private volatile boolean ready;
 
     private EdgeServer(EdgeConfig config) {
@@ -90,7 +93,7 @@ public final class EdgeServer implements AutoCloseable {
         watcher.watch("certificates in " + config.certificates(),
                 () -> CertificateRegistry.files(config.certificates()), tls::reload);
 
-        ContentCache cache = config.cacheEnabled()
+        cache = config.cacheEnabled()
                 ? started(ContentCache.openElastic(config.cacheDir(), config.cacheMemory(), config.cacheMaxEntry()))
                 : null;
         OriginClient origin = started(new OriginClient(config.originAddress(), OriginOptions.builder()
@@ -140,6 +143,17 @@ public final class EdgeServer implements AutoCloseable {
 
     public EdgeConfig config() {
         return config;
+    }
+
+    /**
+     * Waits (up to 30 s) until the content cache has written every answer queued so far. Stores are asynchronous,
+     * so a request repeated at once may still be a MISS; the demo and the tests call this between the two so the
+     * second is a HIT. Returns at once when the cache is disabled.
+     */
+    public void awaitCacheWrites() throws InterruptedException, ExecutionException, TimeoutException {
+        if (cache != null) {
+            cache.awaitWrites();
+        }
     }
 
     /** Rereads the certificate directory now instead of at the next poll. */

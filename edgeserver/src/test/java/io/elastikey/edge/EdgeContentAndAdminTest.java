@@ -59,6 +59,7 @@ class EdgeContentAndAdminTest {
     @Test
     void aCacheableAnswerIsAMissThenAHitThatNeverReachesTheOrigin() throws Exception {
         HttpResponse<byte[]> miss = get(h2, "/bytes/100000");
+        edge.awaitCacheWrites();
         long originRequests = origin.requestCount();
         HttpResponse<byte[]> hit = get(h2, "/bytes/100000");
 
@@ -73,16 +74,24 @@ class EdgeContentAndAdminTest {
     void noStoreIsNeverCachedAndExpiredEntriesAreFetchedAgain() throws Exception {
         for (int i = 0; i < 3; i++) {
             assertThat(get(h2, "/nostore").headers().firstValue("x-cache")).hasValue("MISS");
+            edge.awaitCacheWrites();
         }
+        double expired = EdgeFixture.metric(edge.adminAddress(), "elastikey_edge_cache_expired_total");
+        double stores = EdgeFixture.metric(edge.adminAddress(), "elastikey_edge_cache_stores_total");
         assertThat(get(h2, "/time").headers().firstValue("x-cache")).hasValue("MISS");
-        assertThat(get(h2, "/time").headers().firstValue("x-cache")).hasValue("HIT");
-        // max-age=1: poll until the entry has expired (the edge must then go to the origin again).
+        edge.awaitCacheWrites();
+        assertThat(EdgeFixture.metric(edge.adminAddress(), "elastikey_edge_cache_stores_total"))
+                .as("/time (max-age=1) is stored; /nostore never was").isEqualTo(stores + 1);
+        // Poll until the stored entry is past its one second (how soon depends on this machine, so no HIT is
+        // asserted here): the edge must then go to the origin again and count the entry as expired.
         String cache = "HIT";
-        for (int i = 0; i < 100 && cache.equals("HIT"); i++) {
+        for (int i = 0; i < 200 && cache.equals("HIT"); i++) {
             Thread.sleep(50);
             cache = get(h2, "/time").headers().firstValue("x-cache").orElseThrow();
         }
         assertThat(cache).isEqualTo("MISS");
+        assertThat(EdgeFixture.metric(edge.adminAddress(), "elastikey_edge_cache_expired_total"))
+                .isGreaterThan(expired);
     }
 
     @Test

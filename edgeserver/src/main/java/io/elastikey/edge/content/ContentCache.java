@@ -191,8 +191,8 @@ public final class ContentCache implements AutoCloseable {
                 expired.sum() + writer.swept(), uncacheable.sum(), corrupt.sum(), entries);
     }
 
-    /** Test hook: returns once every write queued before the call is done. */
-    void awaitWrites() throws InterruptedException, ExecutionException, TimeoutException {
+    /** Returns once every write queued before the call is done (up to 30 s): a repeat request is then a HIT. */
+    public void awaitWrites() throws InterruptedException, ExecutionException, TimeoutException {
         writer.awaitIdle();
     }
 

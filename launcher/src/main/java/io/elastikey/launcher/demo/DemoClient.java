@@ -102,6 +102,7 @@ final class DemoClient {
                     response.headers().firstValue("x-cache").orElse("-"),
                     response.sslSession().map(s -> s.getProtocol() + " " + s.getCipherSuite()).orElse(""),
                     response.body().strip());
+            edge.awaitCacheWrites(); // the cache stores asynchronously; the repeat must find the answer there
         }
         out.println();
     }
