@@ -1,0 +1,211 @@
+// TimelineChart -- renders a time series CSV as a PNG of stacked panels, one per column, sharing the time axis.
+package io.elastikey.perf.chart;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import javax.imageio.ImageIO;
+
+/**
+ * Benchmark timelines (load, memory budget, hit ratio, p99 during a load step) are read by people comparing runs,
+ * so the picture is made by the same JVM that measured, with no plotting stack to install: java.awt in headless
+ * mode draws it. Each column of the CSV gets its own panel with its own scale, because the series have units that
+ * do not share an axis (requests/s, MiB, a ratio, milliseconds).
+ *
+ * <p>The CSV's first column is the time in seconds; every other column is one series, named by its header.
+ * Empty cells are gaps in the line.
+ */
+public final class TimelineChart {
+    static final int WIDTH = 1200;
+    static final int PANEL_HEIGHT = 170;
+    static final int LEFT = 90;
+    static final int RIGHT = 30;
+    static final int TOP = 40;
+    static final int BOTTOM = 45;
+    static final Color BACKGROUND = Color.WHITE;
+    private static final Color[] LINES = {
+        new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd), new Color(0xff7f0e),
+    };
+
+    private TimelineChart() {
+    }
+
+    /** Reads {@code csv} and writes the chart titled {@code title} to {@code png}. */
+    public static void render(Path csv, String title, Path png) throws IOException {
+        TimeSeries series = TimeSeries.read(csv);
+        BufferedImage image = draw(series, title);
+        Path tmp = png.resolveSibling(png.getFileName() + ".tmp");
+        if (!ImageIO.write(image, "png", tmp.toFile())) {
+            throw new IOException("no PNG writer in this JVM");
+        }
+        Files.move(tmp, png, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    static BufferedImage draw(TimeSeries series, String title) {
+        int panels = series.names().size();
+        int height = TOP + panels * PANEL_HEIGHT + BOTTOM;
+        BufferedImage image = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        try {
+            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+            g.setColor(BACKGROUND);
+            g.fillRect(0, 0, WIDTH, height);
+            g.setColor(Color.BLACK);
+            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
+            g.drawString(title, LEFT, 25);
+            for (int p = 0; p < panels; p++) {
+                drawPanel(g, series, p, TOP + p * PANEL_HEIGHT, p == panels - 1);
+            }
+        } finally {
+            g.dispose();
+        }
+        return image;
+    }
+
+    /** One series in the band starting at {@code y}: frame, min/max labels, the line, the name. */
+    private static void drawPanel(Graphics2D g, TimeSeries series, int index, int y, boolean last) {
+        int plotTop = y + 18;
+        int plotHeight = PANEL_HEIGHT - 30;
+        int plotWidth = WIDTH - LEFT - RIGHT;
+        double[] time = series.time();
+        double[] values = series.column(index);
+        double t0 = time.length == 0 ? 0 : time[0];
+        double t1 = time.length == 0 ? 1 : Math.max(time[time.length - 1], t0 + 1e-9);
+        double lo = 0;
+        double hi = 0;
+        for (double v : values) {
+            if (!Double.isNaN(v)) {
+                lo = Math.min(lo, v);
+                hi = Math.max(hi, v);
+            }
+        }
+        if (hi == lo) {
+            hi = lo + 1;
+        }
+        hi += (hi - lo) * 0.08;
+
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        g.setColor(new Color(0xeeeeee));
+        for (int i = 1; i < 4; i++) {
+            int gy = plotTop + plotHeight * i / 4;
+            g.drawLine(LEFT, gy, LEFT + plotWidth, gy);
+        }
+        g.setColor(Color.GRAY);
+        g.drawRect(LEFT, plotTop, plotWidth, plotHeight);
+        g.setColor(Color.BLACK);
+        g.drawString(series.names().get(index), LEFT + 4, y + 14);
+        g.drawString(label(hi), 8, plotTop + 10);
+        g.drawString(label(lo), 8, plotTop + plotHeight);
+        if (last) {
+            for (int i = 0; i <= 10; i++) {
+                double t = t0 + (t1 - t0) * i / 10;
+                int x = LEFT + plotWidth * i / 10;
+                g.drawString(label(t) + " s", x - 12, plotTop + plotHeight + 16);
+            }
+        }
+
+        g.setColor(LINES[index % LINES.length]);
+        g.setStroke(new BasicStroke(2f));
+        int prevX = -1;
+        int prevY = -1;
+        for (int i = 0; i < values.length; i++) {
+            if (Double.isNaN(values[i])) {
+                prevX = -1;
+                continue;
+            }
+            int x = LEFT + (int) Math.round((time[i] - t0) / (t1 - t0) * plotWidth);
+            int yv = plotTop + plotHeight - (int) Math.round((values[i] - lo) / (hi - lo) * plotHeight);
+            if (prevX >= 0) {
+                g.drawLine(prevX, prevY, x, yv);
+            } else {
+                g.fillRect(x - 1, yv - 1, 3, 3);
+            }
+            prevX = x;
+            prevY = yv;
+        }
+    }
+
+    private static String label(double v) {
+        double a = Math.abs(v);
+        if (a >= 1e6) {
+            return String.format(Locale.ROOT, "%.1fM", v / 1e6);
+        }
+        if (a >= 1e4) {
+            return String.format(Locale.ROOT, "%.0fk", v / 1e3);
+        }
+        if (a >= 100 || v == Math.rint(v)) {
+            return String.format(Locale.ROOT, "%.0f", v);
+        }
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    /** The CSV in columns: the time column and each named series, NaN where a cell was empty. */
+    record TimeSeries(double[] time, List<String> names, List<double[]> columns) {
+        double[] column(int i) {
+            return columns.get(i);
+        }
+
+        static TimeSeries read(Path csv) throws IOException {
+            List<String> lines = Files.readAllLines(csv);
+            if (lines.isEmpty()) {
+                throw new IOException(csv + ": empty, expected a header line");
+            }
+            String[] header = lines.get(0).split(",", -1);
+            if (header.length < 2) {
+                throw new IOException(csv + ": the header needs a time column and at least one series");
+            }
+            List<String> names = List.of(header).subList(1, header.length);
+            List<double[]> rows = new ArrayList<>();
+            for (int n = 1; n < lines.size(); n++) {
+                String line = lines.get(n);
+                if (line.isBlank()) {
+                    continue;
+                }
+                String[] cells = line.split(",", -1);
+                if (cells.length != header.length) {
+                    throw new IOException(csv + " line " + (n + 1) + ": " + cells.length + " cells, the header has "
+                            + header.length);
+                }
+                double[] row = new double[cells.length];
+                for (int c = 0; c < cells.length; c++) {
+                    row[c] = parse(cells[c], csv, n + 1, c == 0);
+                }
+                rows.add(row);
+            }
+            double[] time = new double[rows.size()];
+            List<double[]> columns = new ArrayList<>();
+            for (int c = 1; c < header.length; c++) {
+                columns.add(new double[rows.size()]);
+            }
+            for (int r = 0; r < rows.size(); r++) {
+                time[r] = rows.get(r)[0];
+                for (int c = 1; c < header.length; c++) {
+                    columns.get(c - 1)[r] = rows.get(r)[c];
+                }
+            }
+            return new TimeSeries(time, names, columns);
+        }
+
+        private static double parse(String cell, Path csv, int line, boolean required) throws IOException {
+            String s = cell.strip();
+            if (s.isEmpty() && !required) {
+                return Double.NaN;
+            }
+            try {
+                return Double.parseDouble(s);
+            } catch (NumberFormatException e) {
+                throw new IOException(csv + " line " + line + ": '" + cell + "' is not a number");
+            }
+        }
+    }
+}
