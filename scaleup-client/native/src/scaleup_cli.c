@@ -8,6 +8,7 @@
  * library error -n (11 no agent, 12 timeout, 13 malformed answer, 14 answer too large,
  * 15 invalid argument, 16 socket error); 64 usage error. */
 #include "scaleup.h"
+#include "scaleup_json.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -90,10 +91,15 @@ static int parseArgs(cliArgs *a, int argc, char **argv) {
     return positional == need ? 0 : -1;
 }
 
-/* Prints the answer as one line of key=value pairs; the message last and quoted. */
+/* Prints the answer as one line of key=value pairs; the message last, as a JSON string. */
 static void printAnswer(const scaleup_response *r) {
-    printf("%s client=%s granted_mb=%" PRId64 " pool_free_mb=%" PRId64 " elapsed_us=%" PRId64 " message=\"%s\"\n",
-           scaleup_status_name(r->status), r->client, r->granted_mb, r->pool_free_mb, r->elapsed_us, r->message);
+    static char quoted[6 * SCALEUP_ANSWER_MAX + 3];
+    jsonWriter w;
+    jsonWriterInit(&w, quoted, sizeof(quoted));
+    jsonWriteString(&w, r->message);
+    jsonWriterFinish(&w);
+    printf("%s client=%s granted_mb=%" PRId64 " pool_free_mb=%" PRId64 " elapsed_us=%" PRId64 " message=%s\n",
+           scaleup_status_name(r->status), r->client, r->granted_mb, r->pool_free_mb, r->elapsed_us, quoted);
 }
 
 static int call(const cliArgs *a, scaleup_response *r) {

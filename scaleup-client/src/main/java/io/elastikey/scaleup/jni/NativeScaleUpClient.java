@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * <p>Arguments are checked here as libscaleup checks them: bad construction arguments throw
  * {@link IllegalArgumentException}, bad call arguments throw {@link ScaleUpException} with
  * {@link Reason#INVALID_ARGUMENT} (a size outside 0..2^40 MiB, a reason over 256 UTF-8 bytes or holding a NUL
- * character, which a C string cannot carry).
+ * character, which a C string cannot carry). A {@code null} reason is sent as the empty string.
  */
 public final class NativeScaleUpClient implements ScaleUpClient {
 

@@ -17,6 +17,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -85,9 +86,13 @@ final class FakeAgent implements AutoCloseable {
         return path;
     }
 
-    /** The next request line received (with its '\n'), waiting for it. */
+    /** The next request line received (with its '\n'), waiting for it (a bound only so a bug cannot hang the build). */
     String nextRequest() throws InterruptedException {
-        return requests.take();
+        String request = requests.poll(60, TimeUnit.SECONDS);
+        if (request == null) {
+            throw new AssertionError("no request reached the agent");
+        }
+        return request;
     }
 
     private static byte[] echoAnswer(String request) {
