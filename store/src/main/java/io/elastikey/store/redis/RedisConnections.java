@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Opens and owns what a {@link RedisStore} talks through: a client on its own small event-loop pool, one shared
  * connection (Lettuce connections are thread-safe and multiplexed) and, made on first use, a second connection
- * that {@code putAll} fills without flushing after each command.
+ * that {@code putAll} fills without flushing after each command (standalone and Sentinel; on a Cluster each command
+ * is written at once, still without waiting for the previous answer).
  *
  * <p>Every connection rejects commands while disconnected ({@code REJECT_COMMANDS}) and times out each command
  * after the command timeout, so a Redis that is down costs a caller at most that long, never a hang; the client
@@ -133,7 +134,9 @@ final class RedisConnections implements AutoCloseable {
             batch = client instanceof RedisClusterClient cluster
                     ? cluster.connect(ByteArrayCodec.INSTANCE)
                     : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE, nodes.get(0));
-            batch.setAutoFlushCommands(false);
+            // A Cluster connection opens node connections lazily, and commands queued for a node not yet connected
+            // when flushCommands runs would wait forever: there, batches are pipelined with per-command writes.
+            batch.setAutoFlushCommands(!(client instanceof RedisClusterClient));
         }
         return batch instanceof StatefulRedisClusterConnection<?, ?> cluster
                 ? ((StatefulRedisClusterConnection<byte[], byte[]>) cluster).async()

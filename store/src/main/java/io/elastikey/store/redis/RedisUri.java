@@ -38,10 +38,10 @@ public final class RedisUri {
     private final Mode mode;
     private final boolean tls;
     private final String redacted;
-    private final List<RedisURI> nodes;
+    private final List<String> nodes;
     private final Map<String, String> options;
 
-    private RedisUri(Mode mode, boolean tls, String redacted, List<RedisURI> nodes, Map<String, String> options) {
+    private RedisUri(Mode mode, boolean tls, String redacted, List<String> nodes, Map<String, String> options) {
         this.mode = mode;
         this.tls = tls;
         this.redacted = redacted;
@@ -116,7 +116,7 @@ public final class RedisUri {
         boolean tls = scheme.startsWith("rediss");
         boolean cluster = scheme.endsWith("-cluster") || Boolean.parseBoolean(ours.getOrDefault("cluster", "false"));
         String query = passed.isEmpty() ? "" : "?" + String.join("&", passed);
-        List<RedisURI> nodes = new ArrayList<>();
+        List<String> nodes = new ArrayList<>();
         Mode mode;
         if (cluster) {
             if (scheme.contains("sentinel")) {
@@ -133,7 +133,7 @@ public final class RedisUri {
                 if (host.isBlank()) {
                     throw new IllegalArgumentException("empty host in the seed list");
                 }
-                nodes.add(RedisURI.create((tls ? "rediss://" : "redis://") + userInfo + host + query));
+                nodes.add((tls ? "rediss://" : "redis://") + userInfo + host + query);
             }
         } else {
             mode = scheme.contains("sentinel") ? Mode.SENTINEL : Mode.STANDALONE;
@@ -145,8 +145,9 @@ public final class RedisUri {
                 throw new IllegalArgumentException("several hosts need redis-cluster://, ?cluster=true or "
                         + "redis-sentinel://");
             }
-            nodes.add(RedisURI.create(scheme + "://" + rest + query + fragment));
+            nodes.add(scheme + "://" + rest + query + fragment);
         }
+        nodes.forEach(RedisURI::create); // Lettuce's own checks, now rather than at connect
         return new RedisUri(mode, tls, redacted, List.copyOf(nodes), Collections.unmodifiableMap(ours));
     }
 
@@ -193,13 +194,13 @@ public final class RedisUri {
         return tls;
     }
 
-    /** Lettuce URIs: the one server or Sentinel set, or every Cluster seed. Fresh copies the caller may change. */
+    /** Lettuce URIs: the one server or Sentinel set, or every Cluster seed. Fresh objects the caller may change. */
     List<RedisURI> nodes() {
-        List<RedisURI> copies = new ArrayList<>();
-        for (RedisURI node : nodes) {
-            copies.add(RedisURI.builder(node).build());
+        List<RedisURI> fresh = new ArrayList<>();
+        for (String node : nodes) {
+            fresh.add(RedisURI.create(node));
         }
-        return copies;
+        return fresh;
     }
 
     /** The Elastikey options from the query ({@code prefix}, {@code timeout}, ...), by name. */
