@@ -77,6 +77,14 @@ public interface KeyValueStore extends AutoCloseable {
     /** A point-in-time view of sizes, memory use, hit ratio and lookup latency. */
     StoreStats stats();
 
+    /**
+     * Whether the store can serve requests right now, for readiness checks. Cheap and never blocking: an embedded
+     * store always can; a remote one answers from a recent, cached probe.
+     */
+    default boolean available() {
+        return true;
+    }
+
     /** Flushes what the store buffers and releases files and memory. Idempotent. */
     @Override
     void close();

@@ -16,6 +16,7 @@ import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.keyserver.http.KeyServerInitializer;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
+import io.elastikey.store.Stores;
 import io.elastikey.keyserver.ski.AuditingRequestLog;
 import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.CallerResolver;
@@ -118,11 +119,12 @@ public final class KeyServer implements AutoCloseable {
                         new AuditingRequestLog(metrics, audit)))
                 .bind(config.listen()).sync().channel();
         started(() -> channel.close().syncUninterruptibly());
-        admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape, () -> ready));
+        admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
+                () -> ready && repository.storeAvailable()));
         ready = true;
-        log.info("key server listening on {} ({}, {}), admin on {}, {} keys, policy {} ({} rules)",
+        log.info("key server listening on {} ({}, {}), admin on {}, {} keys in {}, policy {} ({} rules)",
                 address(), Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),
-                repository.count(), config.policyFile(), policy.current().ruleCount());
+                repository.count(), Stores.describe(config.store()), config.policyFile(), policy.current().ruleCount());
     }
 
     /** Remembers a started part; {@link #close} closes parts in the reverse order of their start. */

@@ -30,6 +30,11 @@ public final class ConfigOptions {
                     + "Environment variables ELASTIKEY_<NAME> override the file too.")
     Map<String, String> overrides = new LinkedHashMap<>();
 
+    /** Sets {@code name} as {@code --set name=value} would: for a command's own shortcut flags (e.g. {@code --store}). */
+    public void set(String name, String value) {
+        overrides.put(name, value);
+    }
+
     /** The settings these options, the environment and the config file describe. */
     public ConfigSource source() {
         Map<String, String> flags = new LinkedHashMap<>(overrides);

@@ -5,6 +5,7 @@ import io.elastikey.protocol.config.ConfigOptions;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -18,10 +19,18 @@ import java.util.concurrent.CountDownLatch;
         footer = {"", "Examples:",
                 "  ./elastikey keyserver",
                 "  ./elastikey keyserver --data /var/lib/elastikey --set listen=:8443 --set crypto.workers=8",
+                "  ./elastikey keyserver --store 'redis://127.0.0.1:6379?prefix=ek:'",
                 "  ELASTIKEY_TLS_CRL=/etc/elastikey/clients.crl ./elastikey keyserver --config keyserver.conf"})
 public final class KeyServerCommand implements Callable<Integer> {
     @Mixin
-    ConfigOptions options;
+    ConfigOptions options = new ConfigOptions();
+
+    @Option(names = "--store", paramLabel = "DIR|URI",
+            description = "Where the keys are kept (the 'store' setting): a directory (ElasticStore, default "
+                    + "<data>/keys) or a Redis URI, e.g. redis://127.0.0.1:6379?prefix=ek: (docs/redis.md).")
+    void store(String location) {
+        options.set("store", location);
+    }
 
     @Override
     public Integer call() throws Exception {

@@ -20,6 +20,7 @@ import java.security.GeneralSecurityException;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -37,6 +38,13 @@ abstract class KeysSubcommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = "--store", paramLabel = "DIR|URI",
+            description = "Where the keys are kept (the 'store' setting): a directory (ElasticStore, default "
+                    + "<data>/keys) or a Redis URI, e.g. redis://127.0.0.1:6379?prefix=ek: (docs/redis.md).")
+    void store(String location) {
+        configOptions.set("store", location);
+    }
 
     @ParentCommand
     KeysCommand parent;

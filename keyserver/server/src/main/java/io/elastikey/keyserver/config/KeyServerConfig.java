@@ -4,6 +4,7 @@ import io.elastikey.protocol.config.ConfigOptions;
 import io.elastikey.protocol.config.ConfigException;
 import io.elastikey.protocol.config.ConfigSource;
 import io.elastikey.protocol.config.Values;
+import io.elastikey.store.Stores;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
 
@@ -41,6 +42,7 @@ public final class KeyServerConfig {
     private final long expectedKeys;
     private final long storeMemoryBytes;
     private final FsyncPolicy storeFsync;
+    private final String store;
     private final int maxBodyBytes;
     private final int maxHeaderBytes;
     private final int maxConnections;
@@ -77,6 +79,7 @@ public final class KeyServerConfig {
         }
         storeMemoryBytes = Values.size("store.memory", or(source.get("store.memory"), "256m"));
         storeFsync = enumValue(FsyncPolicy.class, "store.fsync", or(source.get("store.fsync"), "group"));
+        store = storeLocation(source.get("store"), dataDir);
         maxBodyBytes = intSize(source, "limits.body", "16k");
         maxHeaderBytes = intSize(source, "limits.header", "8k");
         maxConnections = Values.positiveInt("limits.connections", or(source.get("limits.connections"), "10000"));
@@ -114,9 +117,20 @@ public final class KeyServerConfig {
         }
     }
 
-    /** The store that holds the keys: an ElasticStore under {@code <data>/keys}. */
+    /**
+     * Where the keys are kept: a directory for an ElasticStore (default {@code <data>/keys}) or a Redis URI (see
+     * {@link Stores}); may hold a password, so log {@link Stores#describe} of it, never the string itself.
+     */
+    public String store() { return store; }
+
+    /** The ElasticStore settings for the {@link #store()} directory (unused when it is a Redis URI). */
     public ElasticStoreConfig storeConfig() {
-        return ElasticStoreConfig.builder(dataDir.resolve("keys"))
+        return storeConfig(Stores.isRedis(store) ? dataDir.resolve("keys") : Path.of(store));
+    }
+
+    /** The ElasticStore settings for a key store in {@code directory}. */
+    public ElasticStoreConfig storeConfig(Path directory) {
+        return ElasticStoreConfig.builder(directory)
                 .memoryBudgetBytes(storeMemoryBytes)
                 .fsyncPolicy(storeFsync)
                 .maxValueSize(64 * 1024)
@@ -163,6 +177,18 @@ public final class KeyServerConfig {
         Path pki = dataDir.resolve("pki");
         return tlsCertificate.equals(pki.resolve("server.pem")) && tlsKey.equals(pki.resolve("server.key"))
                 && tlsClientCa.equals(pki.resolve("ca.pem"));
+    }
+
+    private static String storeLocation(String value, Path dataDir) {
+        if (value == null) {
+            return dataDir.resolve("keys").toString();
+        }
+        try {
+            Stores.validate(value);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("store: " + e.getMessage());
+        }
+        return Stores.isRedis(value) ? value : Path.of(value).toAbsolutePath().normalize().toString();
     }
 
     private static String or(String value, String fallback) {

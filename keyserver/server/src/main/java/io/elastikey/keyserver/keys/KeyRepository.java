@@ -7,6 +7,7 @@ import static io.elastikey.keyserver.keys.StoreLayout.recordKey;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.store.KeyValueStore;
+import io.elastikey.store.Stores;
 import io.elastikey.store.elastic.ElasticStore;
 
 import java.nio.charset.StandardCharsets;
@@ -68,20 +69,21 @@ public final class KeyRepository implements AutoCloseable {
     }
 
     /**
-     * The repository the server and the {@code keys} commands share: an {@link ElasticStore} in
-     * {@code config.storeConfig()}, the KEK from {@value Kek#ENVIRONMENT_VARIABLE} or {@code config.kekFile()},
+     * The repository the server and the {@code keys} commands share: the store at {@code config.store()} (an
+     * {@link ElasticStore} directory or a Redis URI, see {@link Stores}), the KEK from
+     * {@value Kek#ENVIRONMENT_VARIABLE} or {@code config.kekFile()},
      * and a cache of {@code config.keyCacheSize()} keys. A missing KEK file is created (mode 0600) only while the
      * store holds no sealed data, so a lost or mistyped KEK path never silently starts a second KEK.
      */
     public static KeyRepository open(KeyServerConfig config, PrivateKeyParser parser) {
-        ElasticStore store = ElasticStore.open(config.storeConfig());
+        KeyValueStore store = Stores.open(config.store(), config::storeConfig);
         try {
             Map<String, String> environment = System.getenv();
             Kek kek;
             if (Kek.isAvailable(environment, config.kekFile())) {
                 kek = Kek.resolve(environment, config.kekFile());
             } else if (store.contains(StoreLayout.KEK_CHECK)) {
-                throw new KekException("the key store in " + config.storeConfig().directory() + " holds keys "
+                throw new KekException("the key store " + Stores.describe(config.store()) + " holds keys "
                         + "sealed under a KEK, but KEK file " + config.kekFile() + " does not exist and "
                         + Kek.ENVIRONMENT_VARIABLE + " is not set; restore the file or set the variable");
             } else {
@@ -231,6 +233,11 @@ public final class KeyRepository implements AutoCloseable {
     }
 
     /** The statistics of the store under the repository. */
+    /** Whether the store can serve lookups now (a Redis store: connected and answering a cached ping). */
+    public boolean storeAvailable() {
+        return store.available();
+    }
+
     public io.elastikey.store.StoreStats storeStats() {
         return store.stats();
     }

@@ -1,0 +1,179 @@
+// RedisConnections -- the Lettuce client and connections behind one RedisStore, for standalone, Sentinel and Cluster.
+package io.elastikey.store.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Opens and owns what a {@link RedisStore} talks through: a client on its own small event-loop pool, one shared
+ * connection (Lettuce connections are thread-safe and multiplexed) and, made on first use, a second connection
+ * that {@code putAll} fills without flushing after each command (standalone and Sentinel; on a Cluster each command
+ * is written at once, still without waiting for the previous answer).
+ *
+ * <p>Every connection rejects commands while disconnected ({@code REJECT_COMMANDS}) and times out each command
+ * after the command timeout, so a Redis that is down costs a caller at most that long, never a hang; the client
+ * reconnects in the background with a delay growing from 50 ms to 2 s. A Sentinel URI makes Lettuce ask the
+ * Sentinels for the master at connect and reconnect; a Cluster client keeps its slot map fresh (every 30 s and on
+ * MOVED/ASK redirects or reconnects) and routes each key to its master.
+ */
+final class RedisConnections implements AutoCloseable {
+    private final ClientResources resources;
+    private final AbstractRedisClient client;
+    private final List<RedisURI> nodes;
+    private final StatefulConnection<byte[], byte[]> main;
+    private StatefulConnection<byte[], byte[]> batch;
+
+    RedisConnections(RedisStoreConfig config) {
+        this.nodes = config.uri().nodes();
+        for (RedisURI node : nodes) {
+            node.setTimeout(config.commandTimeout());
+        }
+        this.resources = DefaultClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(2), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
+        AbstractRedisClient opened = null;
+        try {
+            if (config.uri().mode() == RedisUri.Mode.CLUSTER) {
+                RedisClusterClient cluster = RedisClusterClient.create(resources, nodes);
+                opened = cluster;
+                cluster.setOptions(ClusterClientOptions.builder(clientOptions(config))
+                        .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                                .enablePeriodicRefresh(Duration.ofSeconds(30))
+                                .enableAllAdaptiveRefreshTriggers()
+                                .build())
+                        .build());
+                this.main = cluster.connect(ByteArrayCodec.INSTANCE);
+            } else {
+                RedisClient standalone = RedisClient.create(resources);
+                opened = standalone;
+                standalone.setOptions(clientOptions(config));
+                this.main = standalone.connect(ByteArrayCodec.INSTANCE, nodes.get(0));
+            }
+            this.client = opened;
+        } catch (RuntimeException e) {
+            if (opened != null) {
+                opened.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    private static ClientOptions clientOptions(RedisStoreConfig config) {
+        ClientOptions.Builder options = ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(config.commandTimeout()))
+                .socketOptions(SocketOptions.builder().connectTimeout(config.connectTimeout()).keepAlive(true).build());
+        if (config.uri().tls()) {
+            SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
+            if (config.caFile() != null) {
+                ssl.trustManager(config.caFile().toFile());
+            }
+            if (config.certificateFile() != null) {
+                ssl.keyManager(config.certificateFile().toFile(), config.keyFile().toFile(), null);
+            }
+            options.sslOptions(ssl.build());
+        }
+        return options.build();
+    }
+
+    /** Blocking commands on the shared connection. */
+    @SuppressWarnings("unchecked")
+    RedisClusterCommands<byte[], byte[]> sync() {
+        return main instanceof StatefulRedisClusterConnection<?, ?> cluster
+                ? ((StatefulRedisClusterConnection<byte[], byte[]>) cluster).sync()
+                : ((StatefulRedisConnection<byte[], byte[]>) main).sync();
+    }
+
+    /** Asynchronous commands on the shared connection. */
+    @SuppressWarnings("unchecked")
+    RedisClusterAsyncCommands<byte[], byte[]> async() {
+        return main instanceof StatefulRedisClusterConnection<?, ?> cluster
+                ? ((StatefulRedisClusterConnection<byte[], byte[]>) cluster).async()
+                : ((StatefulRedisConnection<byte[], byte[]>) main).async();
+    }
+
+    /** Whether the shared connection is connected right now (no I/O). */
+    boolean isConnected() {
+        return main.isOpen();
+    }
+
+    /**
+     * The connection reserved for batches: commands written to it stay buffered until {@link #flushBatch()}.
+     * Callers serialize their use of it.
+     */
+    @SuppressWarnings("unchecked")
+    RedisClusterAsyncCommands<byte[], byte[]> batch() {
+        if (batch == null) {
+            batch = client instanceof RedisClusterClient cluster
+                    ? cluster.connect(ByteArrayCodec.INSTANCE)
+                    : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE, nodes.get(0));
+            // A Cluster connection opens node connections lazily, and commands queued for a node not yet connected
+            // when flushCommands runs would wait forever: there, batches are pipelined with per-command writes.
+            batch.setAutoFlushCommands(!(client instanceof RedisClusterClient));
+        }
+        return batch instanceof StatefulRedisClusterConnection<?, ?> cluster
+                ? ((StatefulRedisClusterConnection<byte[], byte[]>) cluster).async()
+                : ((StatefulRedisConnection<byte[], byte[]>) batch).async();
+    }
+
+    void flushBatch() {
+        batch.flushCommands();
+    }
+
+    /** The {@code INFO memory} text of the server, or of every Cluster master. */
+    @SuppressWarnings("unchecked")
+    List<String> infoMemory() {
+        List<String> infos = new ArrayList<>();
+        if (main instanceof StatefulRedisClusterConnection<?, ?> c) {
+            StatefulRedisClusterConnection<byte[], byte[]> cluster = (StatefulRedisClusterConnection<byte[], byte[]>) c;
+            for (RedisClusterNode node : cluster.getPartitions()) {
+                if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                    infos.add(cluster.getConnection(node.getNodeId()).sync().info("memory"));
+                }
+            }
+        } else {
+            infos.add(((StatefulRedisConnection<byte[], byte[]>) main).sync().info("memory"));
+        }
+        return infos;
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (batch != null) {
+                batch.close();
+            }
+            main.close();
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        } finally {
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+    }
+}
