@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The scale-up agent. It owns a pool of memory (MiB) that named clients borrow from with the JSON-lines protocol
@@ -56,6 +57,7 @@ public final class ScaleUpAgent implements AutoCloseable {
     private final AgentInitializer initializer;
     private final List<String> startupWarnings;
     private final String actuatorName;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private ScaleUpAgent(AgentConfig config, MemoryPool pool, SocketFile socketFile, EpollEventLoopGroup loop,
                          EventExecutorGroup decider, Channel server, AgentInitializer initializer,
@@ -172,6 +174,9 @@ public final class ScaleUpAgent implements AutoCloseable {
     /** Stops listening, closes every connection and removes the socket file. Idempotent. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         server.close().syncUninterruptibly();
         loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         decider.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

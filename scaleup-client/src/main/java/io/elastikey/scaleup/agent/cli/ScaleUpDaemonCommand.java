@@ -44,7 +44,7 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
             description = "Deny clients not given with --client (otherwise they get min 0, max = pool).")
     boolean knownClientsOnly;
 
-    @Option(names = "--actuator", paramLabel = "KIND", defaultValue = "ledger",
+    @Option(names = "--actuator", paramLabel = "KIND", defaultValue = "ledger", converter = ActuatorConverter.class,
             description = "ledger (accounting only) or cgroup (also set the caller's cgroup memory limit to "
                     + "base + grant). Default: ${DEFAULT-VALUE}.")
     AgentConfig.ActuatorKind actuator;
@@ -84,10 +84,26 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
             description = "Unanswered requests per connection; more get an error answer (default: ${DEFAULT-VALUE}).")
     int maxInFlight;
 
+    /** {@code ledger} or {@code cgroup}, in any case. */
+    static final class ActuatorConverter implements CommandLine.ITypeConverter<AgentConfig.ActuatorKind> {
+        @Override
+        public AgentConfig.ActuatorKind convert(String value) {
+            try {
+                return AgentConfig.ActuatorKind.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException("--actuator is ledger or cgroup, not '" + value + "'");
+            }
+        }
+    }
+
     /** Runs the command on its own, without the {@code elastikey} launcher. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new ScaleUpDaemonCommand()).setCaseInsensitiveEnumValuesAllowed(true)
-                .execute(args));
+        CommandLine cl = new CommandLine(new ScaleUpDaemonCommand());
+        cl.setExecutionExceptionHandler((e, command, parsed) -> {
+            command.getErr().println("scaleupd: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            return 1;
+        });
+        System.exit(cl.execute(args));
     }
 
     /** The configuration these options describe; throws {@link IllegalArgumentException} naming a bad value. */
