@@ -28,6 +28,7 @@ class CgroupAgentTest {
         Path cgroup = dir.resolve("cgroup");
         Path max = Files.createDirectories(cgroup.resolve("elastikey/keyserver")).resolve("memory.max");
         Files.writeString(max, "max\n");
+        Files.writeString(max.resolveSibling("cgroup.procs"), pid + "\n");
         AgentConfig config = AgentConfig.builder().socketPath(dir.resolve("a.sock"))
                 .ledgerFile(dir.resolve("ledger.json")).poolMb(2048).actuator(AgentConfig.ActuatorKind.CGROUP)
                 .cgroupRoots(cgroup, dir.resolve("proc")).cgroupBaseMb(256).hotplugDelay(Duration.ofMillis(5))

@@ -23,8 +23,11 @@ import java.util.List;
  * needs before any grant ({@code --cgroup-base}, 512 MiB by default): a process whose grant is released goes back
  * to it rather than to "no memory".
  *
- * <p>Nothing here throws: a process in the root cgroup (whose limit cannot be set), an unknown PID, a missing or
- * read-only file give a "limit not applied" note and the grant stands in the ledger. Both roots are constructor
+ * <p>Only a cgroup whose {@code cgroup.procs} lists the client alone is written: a limit on a shared cgroup (a login
+ * session, a whole container) would cap every process in it.
+ *
+ * <p>Nothing here throws: a process in the root cgroup (whose limit cannot be set) or in a shared one, an unknown PID,
+ * a missing or read-only file give a "limit not applied" note and the grant stands in the ledger. Both roots are constructor
  * arguments so tests run against a fake tree.
  */
 public final class CgroupActuator implements Actuator {
@@ -62,6 +65,13 @@ public final class CgroupActuator implements Actuator {
             return Actuation.notApplied("cgroup limit not applied: process " + peerPid
                     + " is in the root memory cgroup, whose limit cannot be set");
         }
+        if (!Files.exists(limitFile)) {
+            return Actuation.notApplied("cgroup limit not applied: " + limitFile + " does not exist");
+        }
+        String shared = sharedWith(limitFile.getParent(), peerPid);
+        if (shared != null) {
+            return Actuation.notApplied("cgroup limit not applied: " + shared);
+        }
         long bytes = (baseMb + grantMb) * MIB;
         try {
             Files.writeString(limitFile, Long.toString(bytes), StandardCharsets.US_ASCII,
@@ -75,6 +85,24 @@ public final class CgroupActuator implements Actuator {
                     + " failed (" + e.getMessage() + ")");
         }
         return Actuation.applied("cgroup limit " + (baseMb + grantMb) + " MiB written to " + limitFile);
+    }
+
+    /**
+     * Why the cgroup in {@code dir} is not the client's own, or {@code null} if {@code cgroup.procs} lists only
+     * {@code pid}. A limit on a cgroup that other processes share would cap them too (a login session, a whole
+     * container), so the agent writes only to a cgroup that holds the client alone.
+     */
+    private static String sharedWith(Path dir, int pid) {
+        List<String> procs;
+        try {
+            procs = Files.readAllLines(dir.resolve("cgroup.procs"), StandardCharsets.US_ASCII);
+        } catch (IOException e) {
+            return "cannot list the processes of " + dir + " (" + e.getMessage() + ")";
+        }
+        long others = procs.stream().map(String::trim).filter(p -> !p.isEmpty() && !p.equals(Integer.toString(pid)))
+                .count();
+        return others == 0 ? null : dir + " also holds " + others + " other process(es); the agent limits only a "
+                + "cgroup of the client's own (start the client in a cgroup of its own)";
     }
 
     /** The limit file of the process's memory cgroup, or {@code null} for the root cgroup. */

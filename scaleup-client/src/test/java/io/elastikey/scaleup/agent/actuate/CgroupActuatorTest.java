@@ -32,16 +32,22 @@ class CgroupActuatorTest {
     }
 
     private Path limit(String relative, String initial) throws Exception {
+        return limit(relative, initial, "");
+    }
+
+    /** A limit file, and {@code cgroup.procs} beside it listing {@code procs}. */
+    private Path limit(String relative, String initial, String procs) throws Exception {
         Path file = cgroup.resolve(relative);
         Files.createDirectories(file.getParent());
         Files.writeString(file, initial);
+        Files.writeString(file.resolveSibling("cgroup.procs"), procs);
         return file;
     }
 
     @Test
     void v2WritesMemoryMaxOfTheProcesssCgroup() throws Exception {
         process(123, "0::/system.slice/keyserver.service\n");
-        Path max = limit("system.slice/keyserver.service/memory.max", "max\n");
+        Path max = limit("system.slice/keyserver.service/memory.max", "max\n", "123\n");
         Actuation a = actuator.apply("keyserver", 1024, 123);
         assertThat(a.applied()).isTrue();
         assertThat(a.note()).contains("1536 MiB").contains(max.toString());
@@ -53,11 +59,23 @@ class CgroupActuatorTest {
     @Test
     void v1WritesLimitInBytesOfTheMemoryHierarchy() throws Exception {
         process(77, "12:pids:/docker/abc\n5:cpu,cpuacct:/docker/abc\n4:memory:/docker/abc\n0::/docker/abc\n");
-        Path v1 = limit("memory/docker/abc/memory.limit_in_bytes", "9223372036854771712\n");
+        Path v1 = limit("memory/docker/abc/memory.limit_in_bytes", "9223372036854771712\n", "77\n");
         Path v2 = limit("docker/abc/memory.max", "max\n");
         assertThat(actuator.apply("edge", 100, 77).applied()).isTrue();
         assertThat(Files.readString(v1)).isEqualTo(Long.toString(612 * MIB));
         assertThat(Files.readString(v2)).isEqualTo("max\n"); // hybrid host: v1 memory wins
+    }
+
+    @Test
+    void aCgroupSharedWithOtherProcessesIsNotTouched() throws Exception {
+        process(42, "0::/user.slice/session-1.scope\n");
+        Path max = limit("user.slice/session-1.scope/memory.max", "max\n", "40\n42\n43\n");
+        Actuation a = actuator.apply("x", 10, 42);
+        assertThat(a.applied()).isFalse();
+        assertThat(a.note()).contains("not applied").contains("also holds 2 other process(es)");
+        assertThat(Files.readString(max)).isEqualTo("max\n");
+        Files.delete(max.resolveSibling("cgroup.procs"));
+        assertThat(actuator.apply("x", 10, 42).note()).contains("cannot list the processes");
     }
 
     @Test
@@ -84,6 +102,7 @@ class CgroupActuatorTest {
     void anUnwritableLimitIsNotAppliedAndSaysWhy() throws Exception {
         process(8, "0::/ro\n");
         Files.createDirectories(cgroup.resolve("ro/memory.max")); // a directory: no user can write it as a file
+        Files.writeString(cgroup.resolve("ro/cgroup.procs"), "8\n");
         Actuation a = actuator.apply("x", 10, 8);
         assertThat(a.applied()).isFalse();
         assertThat(a.note()).contains("not applied").contains("memory.max");
