@@ -11,7 +11,6 @@ import io.elastikey.scaleup.ScaleUpResponse;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Encodes and decodes the lines of PROTOCOLS.md section 3, strictly: the root must be one JSON object and nothing
@@ -54,17 +53,23 @@ public final class ScaleUpJson {
      * the {@code '\n'}: a long message is cut to fit.
      */
     public static byte[] encodeAnswer(ScaleUpResponse answer) {
-        String message = answer.message();
-        if (message.length() > MAX_MESSAGE_CHARS) {
-            message = message.substring(0, MAX_MESSAGE_CHARS);
-        }
+        String message = cut(answer.message(), MAX_MESSAGE_CHARS);
         while (true) {
             byte[] line = encodeAnswer(answer, message);
             if (line.length - 1 <= ProtocolLimits.MAX_LINE_BYTES) {
                 return line;
             }
-            message = message.substring(0, message.length() / 2);
+            message = cut(message, message.length() / 2);
         }
+    }
+
+    /** The first {@code chars} of {@code s}, one less if that would split a surrogate pair. */
+    private static String cut(String s, int chars) {
+        if (s.length() <= chars) {
+            return s;
+        }
+        int end = chars > 0 && Character.isHighSurrogate(s.charAt(chars - 1)) ? chars - 1 : chars;
+        return s.substring(0, end);
     }
 
     private static byte[] encodeAnswer(ScaleUpResponse a, String message) {
@@ -220,12 +225,5 @@ public final class ScaleUpJson {
             what = "a field appears twice";
         }
         return new MalformedMessageException(what);
-    }
-
-    /** For log lines: the bytes as UTF-8 with control characters shown as {@code ?}. */
-    public static String printable(byte[] line, int off, int len) {
-        String s = new String(line, off, Math.min(len, 200), StandardCharsets.UTF_8);
-        return s.codePoints().map(c -> c < 0x20 || c == 0x7f ? '?' : c)
-                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
     }
 }
