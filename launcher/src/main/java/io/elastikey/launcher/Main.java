@@ -39,6 +39,7 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         cl.addSubcommand("keys", new KeysCommand(ProgressBar::new));
         cl.addSubcommand("bench", new Benchmarks());
+        cl.addSubcommand("scaleupd", new io.elastikey.scaleup.agent.cli.ScaleUpDaemonCommand());
         cl.addSubcommand("edge-local-keys", new LocalKeyEdgeCommand());
         cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand())
                 .addSubcommand("store", new OpenLoopGet())

@@ -1,0 +1,20 @@
+// Actuator -- what a grant change does to the machine, beyond the pool's accounting and the ledger.
+package io.elastikey.scaleup.agent.actuate;
+
+/**
+ * Makes a grant real. Called on the agent's single decision thread after the grant is in the ledger, so an
+ * implementation needs no locking and may block (a hot-plug takes time). It never throws for the environment's
+ * refusal (a read-only cgroup file, a vanished process): the grant stands and the returned note says what happened.
+ */
+public interface Actuator {
+
+    /** The {@code --actuator} name. */
+    String name();
+
+    /**
+     * Applies {@code grantMb} as the client's total grant.
+     *
+     * @param peerPid the asking process, from the socket's peer credentials; {@code -1} if unknown
+     */
+    Actuation apply(String client, long grantMb, int peerPid);
+}

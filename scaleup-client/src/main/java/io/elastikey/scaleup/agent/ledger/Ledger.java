@@ -1,0 +1,147 @@
+// Ledger -- the grants on disk: replaced atomically after every change, read back at startup.
+package io.elastikey.scaleup.agent.ledger;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import io.elastikey.scaleup.protocol.ProtocolLimits;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The file that makes grants survive a restart or a crash of the agent. Layout (UTF-8 JSON, one object):
+ * <pre>{"format":"elastikey-scaleupd-ledger","version":1,"grants":{"keyserver":1024,"edge":256}}</pre>
+ * {@code grants} maps client names to MiB; a client without an entry holds nothing.
+ *
+ * <p>{@link #write} replaces the file the crash-safe way: the new content goes to {@code <file>.tmp} in the same
+ * directory, is fsynced, renamed over the file, and the directory is fsynced so the rename itself is durable. A
+ * crash at any point leaves either the old or the new ledger, never a mix; a stale {@code .tmp} is ignored. The
+ * agent calls it before it answers, so an answer never reports a grant the disk lacks.
+ *
+ * <p>{@link #read} is strict: anything but the layout above is a {@link LedgerException} naming the file. A missing
+ * file is an empty ledger (first start). Not thread-safe: the agent's single decision thread owns it.
+ */
+public final class Ledger {
+    private static final String FORMAT = "elastikey-scaleupd-ledger";
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+    private final Path file;
+    private final Path temp;
+
+    public Ledger(Path file) {
+        this.file = file.toAbsolutePath();
+        this.temp = this.file.resolveSibling(this.file.getFileName() + ".tmp");
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** The grants on disk; empty if the file does not exist yet. */
+    public Map<String, Long> read() throws LedgerException {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return new TreeMap<>();
+        } catch (IOException e) {
+            throw new LedgerException("cannot read the ledger " + file + ": " + e, e);
+        }
+        try {
+            return parse(bytes);
+        } catch (IOException | RuntimeException e) {
+            throw new LedgerException("the ledger " + file + " is corrupt (" + e.getMessage() + "); fix or move it "
+                    + "aside: the agent does not reset grants on its own", e);
+        }
+    }
+
+    /** Replaces the file with {@code grants}, durably, before returning. */
+    public void write(Map<String, Long> grants) throws LedgerException {
+        try {
+            Files.createDirectories(file.getParent());
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                OutputStream out = Channels.newOutputStream(ch);
+                try (JsonGenerator g = JSON.createGenerator(out)) {
+                    g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+                    g.writeStartObject();
+                    g.writeStringField("format", FORMAT);
+                    g.writeNumberField("version", 1);
+                    g.writeObjectFieldStart("grants");
+                    for (Map.Entry<String, Long> e : new TreeMap<>(grants).entrySet()) {
+                        g.writeNumberField(e.getKey(), e.getValue());
+                    }
+                    g.writeEndObject();
+                    g.writeEndObject();
+                }
+                out.write('\n');
+                ch.force(true);
+            }
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
+                dir.force(true);
+            }
+        } catch (IOException e) {
+            throw new LedgerException("cannot write the ledger " + file + ": " + e, e);
+        }
+    }
+
+    private static Map<String, Long> parse(byte[] bytes) throws IOException {
+        Map<String, Long> grants = null;
+        boolean formatSeen = false;
+        try (JsonParser p = JSON.createParser(bytes)) {
+            expect(p.nextToken() == JsonToken.START_OBJECT, "not a JSON object");
+            for (String field = p.nextFieldName(); field != null; field = p.nextFieldName()) {
+                JsonToken t = p.nextToken();
+                switch (field) {
+                    case "format" -> {
+                        expect(t == JsonToken.VALUE_STRING && FORMAT.equals(p.getText()), "format is not " + FORMAT);
+                        formatSeen = true;
+                    }
+                    case "version" -> expect(t == JsonToken.VALUE_NUMBER_INT && p.getIntValue() == 1,
+                            "unsupported version");
+                    case "grants" -> grants = parseGrants(p, t);
+                    default -> p.skipChildren();
+                }
+            }
+            expect(p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null, "content after the object");
+        }
+        expect(formatSeen, "no format field");
+        expect(grants != null, "no grants field");
+        return grants;
+    }
+
+    private static Map<String, Long> parseGrants(JsonParser p, JsonToken t) throws IOException {
+        expect(t == JsonToken.START_OBJECT, "grants is not an object");
+        Map<String, Long> grants = new TreeMap<>();
+        for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
+            String problem = ProtocolLimits.clientNameProblem(name);
+            expect(problem == null, "bad client name in grants: " + problem);
+            expect(p.nextToken() == JsonToken.VALUE_NUMBER_INT
+                    && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER, "grant of " + name + " is not an integer");
+            long mb = p.getLongValue();
+            expect(ProtocolLimits.memoryProblem(mb) == null, "grant of " + name + " is out of range");
+            grants.put(name, mb);
+        }
+        return grants;
+    }
+
+    private static void expect(boolean ok, String problem) throws IOException {
+        if (!ok) {
+            throw new IOException(problem);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+// AgentInitializer -- the agent's pipeline, one handler per step of a request's path.
+package io.elastikey.scaleup.agent.net;
+
+import io.elastikey.scaleup.agent.AgentConfig;
+import io.elastikey.scaleup.agent.actuate.Actuator;
+import io.elastikey.scaleup.agent.ledger.Ledger;
+import io.elastikey.scaleup.agent.pool.MemoryPool;
+import io.elastikey.scaleup.protocol.ProtocolLimits;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.LineBasedFrameDecoder;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.EventExecutorGroup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A request's path through the agent:
+ * <pre>
+ *   limit      ConnectionLimiter   over --max-connections: closed at once
+ *   peer       PeerIdentifier      SO_PEERCRED -> the caller's PID (then removes itself)
+ *   idle       IdleStateHandler + IdleCloser: no complete request for the idle timeout: closed
+ *   frame      LineBasedFrameDecoder(4096, fail fast): bytes -> lines; longer: error answer, close
+ *   encode     AnswerEncoder       ScaleUpResponse -> JSON line (outbound)
+ *   parse      RequestDecoder      line -> AgentRequest; malformed: error answer, connection stays
+ *   admit      InFlightLimiter     at most --max-in-flight unanswered per connection
+ *   decide     DecideHandler       [decision thread] pool decision, ledger write
+ *   actuate    ActuateHandler      [decision thread] hot-plug delay, actuator, log line, answer
+ * </pre>
+ * The last two run on one single-thread executor shared by every connection: decisions are serialized.
+ */
+public final class AgentInitializer extends ChannelInitializer<Channel> {
+    private final AgentConfig config;
+    private final ConnectionLimiter limiter;
+    private final EventExecutorGroup decider;
+    private final DecideHandler decide;
+    private final ActuateHandler actuate;
+
+    public AgentInitializer(AgentConfig config, MemoryPool pool, Ledger ledger, Actuator actuator,
+                            EventExecutorGroup decider) {
+        this.config = config;
+        this.limiter = new ConnectionLimiter(config.maxConnections());
+        this.decider = decider;
+        this.decide = new DecideHandler(config, pool, ledger);
+        this.actuate = new ActuateHandler(actuator, config.hotplugDelay());
+    }
+
+    /** Connections open now. */
+    public int openConnections() {
+        return limiter.open();
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("limit", limiter);
+        p.addLast("peer", PeerIdentifier.INSTANCE);
+        p.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+        p.addLast("idle-close", IdleCloser.INSTANCE);
+        p.addLast("frame", new LineBasedFrameDecoder(ProtocolLimits.MAX_LINE_BYTES, true, true));
+        p.addLast("encode", AnswerEncoder.INSTANCE);
+        p.addLast("parse", RequestDecoder.INSTANCE);
+        p.addLast("admit", new InFlightLimiter(config.maxInFlight()));
+        p.addLast(decider, "decide", decide);
+        p.addLast(decider, "actuate", actuate);
+    }
+}

@@ -1,0 +1,69 @@
+// DecideHandler -- the pool's decision for a request, recorded in the ledger before anything else happens.
+package io.elastikey.scaleup.agent.net;
+
+import io.elastikey.scaleup.ScaleUpResponse.Status;
+import io.elastikey.scaleup.agent.AgentConfig;
+import io.elastikey.scaleup.agent.ClientLimits;
+import io.elastikey.scaleup.agent.ledger.Ledger;
+import io.elastikey.scaleup.agent.ledger.LedgerException;
+import io.elastikey.scaleup.agent.pool.Decision;
+import io.elastikey.scaleup.agent.pool.MemoryPool;
+import io.elastikey.scaleup.protocol.ScaleUpRequest;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides each request against the {@link MemoryPool} and, when the grant moved, writes the ledger; only then does
+ * the request go on to the actuator. A failed ledger write undoes the decision and answers {@code error}, so no
+ * answer reports a grant the disk does not hold.
+ *
+ * <p>One instance serves every connection, and the agent adds it on a single-thread executor: all decisions of all
+ * clients run one after another, off the event loop, which is what keeps concurrent clients from over-committing
+ * the pool and lets the ledger's fsync block without stalling I/O.
+ */
+@Sharable
+final class DecideHandler extends SimpleChannelInboundHandler<AgentRequest> {
+    private static final Logger log = LoggerFactory.getLogger(DecideHandler.class);
+
+    private final AgentConfig config;
+    private final MemoryPool pool;
+    private final Ledger ledger;
+
+    DecideHandler(AgentConfig config, MemoryPool pool, Ledger ledger) {
+        this.config = config;
+        this.pool = pool;
+        this.ledger = ledger;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, AgentRequest in) {
+        ScaleUpRequest request = in.request();
+        ClientLimits limits = config.limitsFor(request.client());
+        if (limits == null) {
+            Decision refused = new Decision(Status.DENIED, request.client(), 0, 0, pool.snapshot().freeMb(),
+                    "unknown client: the agent serves only the clients configured with --client");
+            ctx.fireChannelRead(new Decided(in, refused));
+            return;
+        }
+        Decision d = switch (request.op()) {
+            case RESCALE -> pool.rescale(limits, request.memoryMb());
+            case RELEASE -> pool.release(request.client());
+            case STATUS -> pool.status(request.client());
+        };
+        if (d.changed()) {
+            try {
+                ledger.write(pool.grants());
+            } catch (LedgerException e) {
+                pool.undo(d);
+                log.error("{} client={} refused: {}", request.op().wireName(), request.client(), e.getMessage());
+                ctx.writeAndFlush(ErrorAnswers.error(request.client(), d.previousMb(), pool.snapshot().freeMb(),
+                        in.elapsedUs(), "the ledger could not be written, grant unchanged: " + e.getMessage()));
+                return;
+            }
+        }
+        ctx.fireChannelRead(new Decided(in, d));
+    }
+}

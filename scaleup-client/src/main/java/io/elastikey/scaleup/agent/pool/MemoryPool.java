@@ -1,0 +1,132 @@
+// MemoryPool -- the agent's accounting: who holds how much of the pool, and the rule for each request.
+package io.elastikey.scaleup.agent.pool;
+
+import io.elastikey.scaleup.ScaleUpResponse.Status;
+import io.elastikey.scaleup.agent.ClientLimits;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The pool of MiB the agent lends. A client's <em>charge</em> against the pool is its grant, or its configured
+ * minimum if that is larger (a minimum is reserved from the start and never lent to anyone else); the pool is free
+ * by what the charges leave. A grow is granted in full when the pool covers it, granted in part (up to the client's
+ * max and the free memory) when it covers some, and denied when it covers none or the client is at its max. A shrink
+ * or a release is always granted.
+ *
+ * <p>All methods are {@code synchronized}: the agent decides on one thread anyway, so the lock is uncontended and only
+ * makes snapshots from other threads consistent. The caller owns persistence: it writes {@link #grants()} to the
+ * ledger after a change and calls {@link #undo} if that fails, so no answer ever reports a grant the ledger lacks.
+ */
+public final class MemoryPool {
+    private final long poolMb;
+    private final Map<String, Long> minimums = new TreeMap<>();
+    private final Map<String, Long> grants = new TreeMap<>();
+
+    /**
+     * @param known the configured clients, whose minimums are reserved
+     * @param restored grants read from the ledger; kept as they are even if they now exceed a client's max or the
+     *                 pool (see {@link PoolSnapshot#overCommitMb()})
+     */
+    public MemoryPool(long poolMb, Iterable<ClientLimits> known, Map<String, Long> restored) {
+        this.poolMb = poolMb;
+        known.forEach(c -> minimums.put(c.name(), c.minMb()));
+        restored.forEach((name, mb) -> {
+            if (mb > 0) {
+                grants.put(name, mb);
+            }
+        });
+    }
+
+    /** Asks for a total of {@code askedMb} for {@code limits.name()}. */
+    public synchronized Decision rescale(ClientLimits limits, long askedMb) {
+        String name = limits.name();
+        long held = grant(name);
+        if (askedMb <= held) {
+            set(name, askedMb);
+            return decision(Status.GRANTED, name, held, askedMb,
+                    askedMb == held ? "unchanged at " + held + " MiB" : "shrunk from " + held + " to " + askedMb + " MiB");
+        }
+        long target = Math.min(askedMb, limits.maxMb());
+        long free = free();
+        long reachable = Math.min(target, charge(name, held) + free);
+        if (reachable <= held) {
+            String why = held >= limits.maxMb()
+                    ? "already at the client's max of " + limits.maxMb() + " MiB"
+                    : "the pool has no free memory";
+            return decision(Status.DENIED, name, held, held, why + "; grant stays " + held + " MiB");
+        }
+        set(name, reachable);
+        if (reachable == askedMb) {
+            return decision(Status.GRANTED, name, held, reachable, "grown from " + held + " to " + reachable + " MiB");
+        }
+        String why = reachable == limits.maxMb() ? "capped at the client's max of " + limits.maxMb() + " MiB"
+                : "the pool had only " + free + " MiB free";
+        return decision(Status.PARTIAL, name, held, reachable,
+                "granted " + reachable + " of " + askedMb + " MiB asked: " + why);
+    }
+
+    /** Gives the client's whole grant back (its minimum stays reserved). */
+    public synchronized Decision release(String name) {
+        long held = grant(name);
+        set(name, 0);
+        return decision(Status.GRANTED, name, held, 0, "released " + held + " MiB");
+    }
+
+    /** The client's grant, changing nothing. */
+    public synchronized Decision status(String name) {
+        long held = grant(name);
+        return decision(Status.GRANTED, name, held, held, "holds " + held + " MiB");
+    }
+
+    /** Puts the grant {@code d} changed back to what it was (its ledger write failed). */
+    public synchronized void undo(Decision d) {
+        set(d.client(), d.previousMb());
+    }
+
+    /** Every non-zero grant, by name, as the ledger stores them. */
+    public synchronized Map<String, Long> grants() {
+        return new TreeMap<>(grants);
+    }
+
+    public synchronized PoolSnapshot snapshot() {
+        return new PoolSnapshot(poolMb, committed(), free(), grants);
+    }
+
+    private Decision decision(Status status, String name, long before, long after, String message) {
+        return new Decision(status, name, before, after, free(), message);
+    }
+
+    private long grant(String name) {
+        return grants.getOrDefault(name, 0L);
+    }
+
+    private void set(String name, long mb) {
+        if (mb == 0) {
+            grants.remove(name);
+        } else {
+            grants.put(name, mb);
+        }
+    }
+
+    private long charge(String name, long grant) {
+        return Math.max(grant, minimums.getOrDefault(name, 0L));
+    }
+
+    private long committed() {
+        long sum = 0;
+        for (Map.Entry<String, Long> m : minimums.entrySet()) {
+            sum += charge(m.getKey(), grant(m.getKey()));
+        }
+        for (Map.Entry<String, Long> g : grants.entrySet()) {
+            if (!minimums.containsKey(g.getKey())) {
+                sum += g.getValue();
+            }
+        }
+        return sum;
+    }
+
+    private long free() {
+        return Math.max(0, poolMb - committed());
+    }
+}
