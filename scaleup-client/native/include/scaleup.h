@@ -33,10 +33,10 @@ extern "C" {
 #define SCALEUP_OK 0
 #define SCALEUP_ENOAGENT (-1) /* nothing listens on the socket path, or it does not exist */
 #define SCALEUP_ETIMEOUT (-2) /* no complete answer within timeout_ms (connect+write+read) */
-#define SCALEUP_EPROTO (-3)   /* the answer was not a protocol JSON object, or was cut short */
+#define SCALEUP_EPROTO (-3)   /* the answer was not a protocol JSON object */
 #define SCALEUP_ETOOBIG (-4)  /* the answer line exceeded SCALEUP_ANSWER_MAX bytes */
 #define SCALEUP_EINVAL (-5)   /* an argument was invalid (see each limit below) */
-#define SCALEUP_EIO (-6)      /* another socket error: connection reset, read/write failure */
+#define SCALEUP_EIO (-6)      /* another socket error: connection reset or closed before the answer's end */
 
 /* Limits, shared with the Java implementations. */
 #define SCALEUP_CLIENT_MAX 64                       /* client name: 1..64 bytes of [A-Za-z0-9._-] */
@@ -55,8 +55,9 @@ typedef enum scaleup_status_t {
 } scaleup_status_t;
 
 /* One answer, field for field. Owned by the caller (stack or heap, as it likes).
- * Required in the answer: status, client, granted_mb, pool_free_mb, elapsed_us (integers);
- * message is optional and reads as "" when absent. Unknown fields are ignored. */
+ * Required in the answer, each once: status, client, granted_mb, pool_free_mb, elapsed_us (integers,
+ * not negative) and message. client must be the caller's, except in an "error" answer. Unknown fields
+ * are ignored. */
 typedef struct scaleup_response {
     scaleup_status_t status;
     char client[SCALEUP_CLIENT_MAX + 1];   /* as the agent spelled it (at most 64 bytes) */

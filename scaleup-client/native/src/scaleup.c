@@ -21,7 +21,8 @@
 #define SEEN_GRANTED 4
 #define SEEN_FREE 8
 #define SEEN_ELAPSED 16
-#define SEEN_REQUIRED 31
+#define SEEN_MESSAGE 32
+#define SEEN_REQUIRED 63
 
 static const char *const statusNames[] = {"granted", "partial", "denied", "error"};
 
@@ -103,7 +104,13 @@ static int parseText(jsonReader *r, char *buf, size_t cap) {
     return jsonReadString(r, buf, cap, &len) == JSON_OK && len < cap ? JSON_OK : JSON_ERR;
 }
 
-/* jsonMemberFn: one member of the answer object. */
+/* Reads a count (megabytes, microseconds): a JSON integer that is not negative. */
+static int parseCount(jsonReader *r, int64_t *out) {
+    return jsonReadInt64(r, out) == JSON_OK && *out >= 0 ? JSON_OK : JSON_ERR;
+}
+
+/* jsonMemberFn: one member of the answer object. A known field given twice is an error, as the
+ * Java client has it: which of the two to believe is not ours to guess. */
 static int parseMember(jsonReader *r, const char *key, void *ctx) {
     parseState *st = ctx;
     scaleup_response *out = st->out;
@@ -111,22 +118,26 @@ static int parseMember(jsonReader *r, const char *key, void *ctx) {
     if (key == NULL) return jsonSkipValue(r);
     if (strcmp(key, "status") == 0) bit = SEEN_STATUS, rc = parseStatus(r, out);
     else if (strcmp(key, "client") == 0) bit = SEEN_CLIENT, rc = parseText(r, out->client, sizeof(out->client));
-    else if (strcmp(key, "granted_mb") == 0) bit = SEEN_GRANTED, rc = jsonReadInt64(r, &out->granted_mb);
-    else if (strcmp(key, "pool_free_mb") == 0) bit = SEEN_FREE, rc = jsonReadInt64(r, &out->pool_free_mb);
-    else if (strcmp(key, "elapsed_us") == 0) bit = SEEN_ELAPSED, rc = jsonReadInt64(r, &out->elapsed_us);
-    else if (strcmp(key, "message") == 0) rc = parseText(r, out->message, sizeof(out->message));
-    else rc = jsonSkipValue(r);
+    else if (strcmp(key, "granted_mb") == 0) bit = SEEN_GRANTED, rc = parseCount(r, &out->granted_mb);
+    else if (strcmp(key, "pool_free_mb") == 0) bit = SEEN_FREE, rc = parseCount(r, &out->pool_free_mb);
+    else if (strcmp(key, "elapsed_us") == 0) bit = SEEN_ELAPSED, rc = parseCount(r, &out->elapsed_us);
+    else if (strcmp(key, "message") == 0) bit = SEEN_MESSAGE, rc = parseText(r, out->message, sizeof(out->message));
+    else return jsonSkipValue(r);
+    if (st->seen & bit) return JSON_ERR;
     st->seen |= bit;
     return rc;
 }
 
-/* Fills *out from one answer line. Returns SCALEUP_OK or SCALEUP_EPROTO. */
-static int scaleupParseAnswer(const char *line, size_t len, scaleup_response *out) {
+/* Fills *out from one answer line to a request of client. Every field is required; an answer naming
+ * another client is malformed unless it is an error answer (which may not know who asked).
+ * Returns SCALEUP_OK or SCALEUP_EPROTO. */
+static int scaleupParseAnswer(const char *line, size_t len, const char *client, scaleup_response *out) {
     parseState st = {out, 0};
     jsonReader r = {line, line + len};
     memset(out, 0, sizeof(*out));
-    if (jsonReadObject(&r, parseMember, &st) != JSON_OK) return SCALEUP_EPROTO;
-    return st.seen == SEEN_REQUIRED ? SCALEUP_OK : SCALEUP_EPROTO;
+    if (jsonReadObject(&r, parseMember, &st) != JSON_OK || st.seen != SEEN_REQUIRED) return SCALEUP_EPROTO;
+    if (out->status != SCALEUP_ERROR && strcmp(out->client, client) != 0) return SCALEUP_EPROTO;
+    return SCALEUP_OK;
 }
 
 /* The common path of the three calls; reason is NULL for status and release. */
@@ -139,7 +150,7 @@ static int scaleupCall(const char *socket_path, const char *op, const char *clie
     if (reqlen == 0) return SCALEUP_EINVAL;
     size_t linelen = 0;
     int rc = scaleupExchange(path, req, reqlen, timeout_ms, line, &linelen);
-    return rc == SCALEUP_OK ? scaleupParseAnswer(line, linelen, out) : rc;
+    return rc == SCALEUP_OK ? scaleupParseAnswer(line, linelen, client, out) : rc;
 }
 
 int scaleup_rescale(const char *socket_path, const char *client, int64_t memory_mb, const char *reason,

@@ -82,7 +82,7 @@ static int writeAll(int fd, const char *buf, size_t len, int64_t deadline) {
 }
 
 /* Reads until a '\n' arrives within the first SCALEUP_ANSWER_MAX + 1 bytes. Bytes after the
- * '\n' are ignored; end of stream before it is a cut-short answer (SCALEUP_EPROTO). */
+ * '\n' are ignored; end of stream before it is a failed exchange (SCALEUP_EIO), as in the Java client. */
 static int readLine(int fd, char *line, size_t *linelen, int64_t deadline) {
     size_t len = 0, cap = SCALEUP_ANSWER_MAX + 1;
     while (len < cap) {
@@ -96,7 +96,7 @@ static int readLine(int fd, char *line, size_t *linelen, int64_t deadline) {
             }
             len += (size_t)n;
         } else if (n == 0) {
-            return SCALEUP_EPROTO;
+            return SCALEUP_EIO;
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
             int rc = waitFd(fd, POLLIN, deadline);
             if (rc != SCALEUP_OK) return rc;

@@ -59,18 +59,19 @@ public final class ScriptedAgent implements AutoCloseable {
         }
     }
 
+    /** One request line, decoded as UTF-8, without its '\n'. */
     private static String readLine(SocketChannel ch) throws IOException {
-        StringBuilder line = new StringBuilder();
+        java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
         ByteBuffer one = ByteBuffer.allocate(1);
         while (ch.read(one) > 0) {
-            char c = (char) one.get(0);
-            if (c == '\n') {
+            byte b = one.get(0);
+            if (b == '\n') {
                 break;
             }
-            line.append(c);
+            line.write(b);
             one.clear();
         }
-        return line.toString();
+        return line.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Override

@@ -6,27 +6,23 @@ import io.elastikey.scaleup.ScaleUpException;
 import io.elastikey.scaleup.ScaleUpException.Reason;
 import io.elastikey.scaleup.ScaleUpResponse;
 import io.elastikey.scaleup.ScaleUpResponse.Status;
+import io.elastikey.scaleup.protocol.ProtocolLimits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * The rescale API through the C library the platform defines. Each call is one libscaleup call: one connection to
  * the agent, one request, one answer, within the timeout. Thread-safe; holds no native resources, so
  * {@link #close()} only marks it closed.
  *
- * <p>Arguments are checked here as libscaleup checks them: bad construction arguments throw
- * {@link IllegalArgumentException}, bad call arguments throw {@link ScaleUpException} with
- * {@link Reason#INVALID_ARGUMENT} (a size outside 0..2^40 MiB, a reason over 256 UTF-8 bytes or holding a NUL
- * character, which a C string cannot carry). A {@code null} reason is sent as the empty string.
+ * <p>Arguments are checked here with the same {@link ProtocolLimits} the pure-Java client uses, so both fail alike:
+ * a bad name, timeout or socket path, a size outside 0..2^40 MiB, a reason over 256 UTF-8 bytes or holding a NUL
+ * character (which a C string cannot carry), or a call after {@link #close()}, throw {@link ScaleUpException} with
+ * {@link Reason#INVALID_ARGUMENT}. A {@code null} reason is sent as the empty string.
  */
 public final class NativeScaleUpClient implements ScaleUpClient {
 
-    static final Pattern CLIENT_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-    static final long MAX_MEMORY_MB = 1L << 40;
-    static final int MAX_REASON_BYTES = 256;
     static final int MAX_SOCKET_PATH_BYTES = 107;
 
     private final Path socketPath;
@@ -42,16 +38,17 @@ public final class NativeScaleUpClient implements ScaleUpClient {
      * @param clientName 1..64 characters of {@code [A-Za-z0-9._-]}
      * @param timeout per call, covering connect, write and read; at least 1 ms after rounding up, at most
      *     {@link Integer#MAX_VALUE} ms
+     * @throws ScaleUpException {@link Reason#INVALID_ARGUMENT} for a bad name, timeout or socket path
      * @throws UnsatisfiedLinkError if no libscaleup_jni fits this platform (see {@link NativeLibrary})
      */
-    public NativeScaleUpClient(Path socketPathOrNull, String clientName, Duration timeout) {
-        Objects.requireNonNull(clientName, "clientName");
-        Objects.requireNonNull(timeout, "timeout");
-        if (!CLIENT_NAME.matcher(clientName).matches()) {
-            throw new IllegalArgumentException("client name must be 1..64 of [A-Za-z0-9._-]: '" + clientName + "'");
+    public NativeScaleUpClient(Path socketPathOrNull, String clientName, Duration timeout) throws ScaleUpException {
+        String problem = ProtocolLimits.clientNameProblem(clientName);
+        if (problem != null) {
+            throw new ScaleUpException(Reason.INVALID_ARGUMENT, problem);
         }
-        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
-            throw new IllegalArgumentException("timeout must be positive and at most 2^31-1 ms: " + timeout);
+        if (timeout == null || timeout.isNegative() || timeout.isZero()
+                || timeout.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+            throw new ScaleUpException(Reason.INVALID_ARGUMENT, "timeout must be positive and at most 2^31-1 ms");
         }
         this.socketPath = socketPathOrNull;
         this.socketPathBytes = socketPathOrNull == null ? null : pathBytes(socketPathOrNull);
@@ -61,10 +58,11 @@ public final class NativeScaleUpClient implements ScaleUpClient {
         LibScaleUp.ensureLoaded();
     }
 
-    private static byte[] pathBytes(Path path) {
+    private static byte[] pathBytes(Path path) throws ScaleUpException {
         byte[] bytes = path.toString().getBytes(StandardCharsets.UTF_8);
         if (bytes.length == 0 || bytes.length > MAX_SOCKET_PATH_BYTES || path.toString().indexOf('\0') >= 0) {
-            throw new IllegalArgumentException("socket path must be 1.." + MAX_SOCKET_PATH_BYTES + " bytes: " + path);
+            throw new ScaleUpException(Reason.INVALID_ARGUMENT,
+                    "socket path must be 1.." + MAX_SOCKET_PATH_BYTES + " bytes: " + path);
         }
         return bytes;
     }
@@ -77,14 +75,15 @@ public final class NativeScaleUpClient implements ScaleUpClient {
     @Override
     public ScaleUpResponse rescale(long memoryMb, String reason) throws ScaleUpException {
         checkOpen();
-        if (memoryMb < 0 || memoryMb > MAX_MEMORY_MB) {
-            throw new ScaleUpException(Reason.INVALID_ARGUMENT, "memoryMb must be in 0..2^40: " + memoryMb);
+        String text = reason == null ? "" : reason;
+        String problem = ProtocolLimits.memoryProblem(memoryMb);
+        if (problem == null) {
+            problem = ProtocolLimits.reasonProblem(text);
         }
-        byte[] reasonBytes = reason == null ? new byte[0] : reason.getBytes(StandardCharsets.UTF_8);
-        if (reasonBytes.length > MAX_REASON_BYTES || (reason != null && reason.indexOf('\0') >= 0)) {
-            throw new ScaleUpException(Reason.INVALID_ARGUMENT,
-                    "reason must be at most " + MAX_REASON_BYTES + " UTF-8 bytes without NUL: " + reasonBytes.length);
+        if (problem != null) {
+            throw new ScaleUpException(Reason.INVALID_ARGUMENT, problem);
         }
+        byte[] reasonBytes = text.getBytes(StandardCharsets.UTF_8);
         Answer a = new Answer();
         return a.result("rescale", LibScaleUp.rescale(socketPathBytes, clientBytes, memoryMb, reasonBytes, timeoutMs,
                 a.numbers, a.texts));
@@ -115,9 +114,9 @@ public final class NativeScaleUpClient implements ScaleUpClient {
                 + ", " + timeoutMs + " ms]";
     }
 
-    private void checkOpen() {
+    private void checkOpen() throws ScaleUpException {
         if (closed) {
-            throw new IllegalStateException(this + " is closed");
+            throw new ScaleUpException(Reason.INVALID_ARGUMENT, this + " is closed");
         }
     }
 
