@@ -50,6 +50,6 @@ public record Signals(
     }
 
     static String mib(long bytes) {
-        return bytes < 0 ? "n/a" : (bytes >> 20) + "MiB";
+        return bytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1fMiB", bytes / (double) (1 << 20));
     }
 }
