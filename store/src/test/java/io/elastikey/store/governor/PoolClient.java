@@ -12,9 +12,9 @@ import java.util.List;
  * Grants from a pool of {@code freeMb} like the agent's ledger: a larger total takes what the pool
  * has (all: granted, some: partial, none: denied), a smaller one gives the difference back. Setting
  * {@link #failWith} makes every call throw as if the agent were absent; {@link #answerError} makes
- * it answer {@code error}. Records every call.
+ * it answer {@code error}. Records every call. Public for the key server's tests (store test-jar).
  */
-final class PoolClient implements ScaleUpClient {
+public final class PoolClient implements ScaleUpClient {
 
     long freeMb;
     long grantedMb;
@@ -23,8 +23,21 @@ final class PoolClient implements ScaleUpClient {
     final List<String> calls = new ArrayList<>();
     boolean closed;
 
-    PoolClient(long freeMb) {
+    public PoolClient(long freeMb) {
         this.freeMb = freeMb;
+    }
+
+    /** From now on every call throws for {@code reason}; {@code null} makes the agent answer again. */
+    public void failWith(ScaleUpException.Reason reason) {
+        failWith = reason;
+    }
+
+    public synchronized long grantedMb() {
+        return grantedMb;
+    }
+
+    public synchronized long freeMb() {
+        return freeMb;
     }
 
     @Override

@@ -230,6 +230,11 @@ public final class KeyRepository implements AutoCloseable {
         return kek.derive(purpose);
     }
 
+    /** The store under the repository (the memory governor resizes it when it is an ElasticStore). */
+    public KeyValueStore store() {
+        return store;
+    }
+
     /** The statistics of the store under the repository. */
     public io.elastikey.store.StoreStats storeStats() {
         return store.stats();
