@@ -15,6 +15,9 @@ import org.HdrHistogram.Histogram;
  * @param hits lookups answered from memory
  * @param misses lookups that went to disk (or found nothing)
  * @param lookupLatencyNanos a copy of the lookup latency histogram, in nanoseconds; the caller owns it
+ * @param notFound the misses whose key was not in the store at all (0 when the store does not tell)
+ * @param missLatencyNanos a copy of the latency histogram of misses alone, in nanoseconds (empty when the
+ *        store records no latency); {@code null} when the store does not time misses alone
  */
 public record StoreStats(
         long entries,
@@ -24,7 +27,16 @@ public record StoreStats(
         long memoryBudgetBytes,
         long hits,
         long misses,
-        Histogram lookupLatencyNanos) {
+        Histogram lookupLatencyNanos,
+        long notFound,
+        Histogram missLatencyNanos) {
+
+    /** Stats of a store that does not tell misses of absent keys apart nor time misses alone. */
+    public StoreStats(long entries, long diskBytes, long memoryEntries, long memoryBytes, long memoryBudgetBytes,
+                      long hits, long misses, Histogram lookupLatencyNanos) {
+        this(entries, diskBytes, memoryEntries, memoryBytes, memoryBudgetBytes, hits, misses, lookupLatencyNanos,
+                0, null);
+    }
 
     /** Hits over lookups, 0 when nothing was looked up. */
     public double hitRatio() {

@@ -1,6 +1,7 @@
 package io.elastikey.keyserver;
 
 import io.elastikey.protocol.admin.AdminServer;
+import io.elastikey.keyserver.admin.GovernorMetrics;
 import io.elastikey.keyserver.admin.KeyServerMetrics;
 import io.elastikey.keyserver.audit.AuditLog;
 import io.elastikey.keyserver.authz.ClientIdentity;
@@ -13,6 +14,8 @@ import io.elastikey.keyserver.crypto.CryptoMetrics;
 import io.elastikey.keyserver.crypto.CryptoOperations;
 import io.elastikey.keyserver.crypto.CryptoProvider;
 import io.elastikey.keyserver.crypto.ProviderChoice;
+import io.elastikey.keyserver.governor.ScaleUpClientFactory;
+import io.elastikey.keyserver.governor.ScaleUpClients;
 import io.elastikey.keyserver.http.KeyServerInitializer;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
@@ -22,6 +25,10 @@ import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.CallerResolver;
 import io.elastikey.keyserver.ski.KeySkiService;
 import io.elastikey.keyserver.tls.ReloadingSslContext;
+import io.elastikey.protocol.config.ConfigException;
+import io.elastikey.scaleup.ScaleUpClient;
+import io.elastikey.store.elastic.ElasticStore;
+import io.elastikey.store.governor.MemoryGovernor;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -48,20 +55,31 @@ public final class KeyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KeyServer.class);
 
     private final KeyServerConfig config;
+    private final ScaleUpClientFactory scaleUpClients;
     private final Deque<AutoCloseable> parts = new ArrayDeque<>();
     private KeyRepository repository;
     private CryptoProvider provider;
     private Channel channel;
     private AdminServer admin;
+    private MemoryGovernor governor;
     private volatile boolean ready;
 
-    private KeyServer(KeyServerConfig config) {
+    private KeyServer(KeyServerConfig config, ScaleUpClientFactory scaleUpClients) {
         this.config = config;
+        this.scaleUpClients = scaleUpClients;
     }
 
     /** Starts a key server; on any failure everything already started is closed again. */
     public static KeyServer start(KeyServerConfig config) throws Exception {
-        KeyServer server = new KeyServer(config);
+        return start(config, ScaleUpClients.discover());
+    }
+
+    /**
+     * Starts a key server whose memory governor (when {@code store.governor = on}) talks to the scale-up agent
+     * through a client from {@code scaleUpClients}.
+     */
+    public static KeyServer start(KeyServerConfig config, ScaleUpClientFactory scaleUpClients) throws Exception {
+        KeyServer server = new KeyServer(config, scaleUpClients);
         try {
             server.startParts();
             return server;
@@ -76,6 +94,9 @@ public final class KeyServer implements AutoCloseable {
         provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()));
         log.info("crypto provider: {}", provider.description());
         repository = started(KeyRepository.open(config, provider.keyParser()));
+        if (config.storeGovernor()) {
+            governor = started(startGovernor());
+        }
         LivePolicy policy = new LivePolicy(config.policyFile());
         ReloadingSslContext tls = new ReloadingSslContext(config);
         FileWatcher watcher = started(new FileWatcher(config.reloadInterval()));
@@ -101,6 +122,9 @@ public final class KeyServer implements AutoCloseable {
         KeyServerMetrics metrics = new KeyServerMetrics();
         new CryptoMetrics(engine, provider).bindTo(metrics.registry());
         bindGauges(metrics, audit, tls);
+        if (governor != null) {
+            GovernorMetrics.bind(metrics, governor);
+        }
         KeySkiService service = new KeySkiService(repository, engine, loaders);
         CallerResolver callers = (certificate, remote) -> {
             try {
@@ -125,6 +149,24 @@ public final class KeyServer implements AutoCloseable {
         log.info("key server listening on {} ({}, {}), admin on {}, {} keys in {}, policy {} ({} rules)",
                 address(), Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),
                 repository.count(), Stores.describe(config.store()), config.policyFile(), policy.current().ruleCount());
+    }
+
+    /**
+     * The memory governor of the key store, started. Closed before the store: it gives its grant back, and the
+     * store frees the memory a moment later.
+     */
+    private MemoryGovernor startGovernor() {
+        if (!(repository.store() instanceof ElasticStore store)) {
+            throw new ConfigException("store.governor = on needs the ElasticStore key store");
+        }
+        ScaleUpClient client = scaleUpClients.create(config.scaleupSocket(), config.scaleupClient(),
+                config.scaleupTimeout());
+        return new MemoryGovernor(store, client, config.governorConfig()).start();
+    }
+
+    /** The memory governor, or {@code null} when {@code store.governor} is off. */
+    public MemoryGovernor governor() {
+        return governor;
     }
 
     /** Remembers a started part; {@link #close} closes parts in the reverse order of their start. */

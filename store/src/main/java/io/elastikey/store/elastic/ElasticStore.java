@@ -172,7 +172,7 @@ public final class ElasticStore implements KeyValueStore {
                 return v;
             }
             v = readCold(key, hash);
-            lookups.miss(t0);
+            lookups.miss(t0, v != null);
             return v;
         } finally {
             epochs.exit(slot);
@@ -191,7 +191,7 @@ public final class ElasticStore implements KeyValueStore {
                 return n;
             }
             n = readCold(key, dst, hash);
-            lookups.miss(t0);
+            lookups.miss(t0, n != NOT_FOUND);
             return n;
         } finally {
             epochs.exit(slot);
@@ -521,6 +521,11 @@ public final class ElasticStore implements KeyValueStore {
         return resizer.resize(budgetBytes);
     }
 
+    /** Lookups so far; the resizer watches it to yield to the foreground. */
+    long lookupCount() {
+        return lookups.lookups();
+    }
+
     boolean isClosed() {
         return closed;
     }
@@ -592,7 +597,8 @@ public final class ElasticStore implements KeyValueStore {
             LOG.debug("cannot size {}", index.file(), e);
         }
         return new StoreStats(index.size(), disk, hot.entries(), hot.usedBytes(), resizer.targetBudget(),
-                lookups.hits(), lookups.misses(), lookups.latencyCopy());
+                lookups.hits(), lookups.misses(), lookups.latencyCopy(), lookups.notFound(),
+                lookups.missLatencyCopy());
     }
 
     // ---- lifecycle ------------------------------------------------------------------------------

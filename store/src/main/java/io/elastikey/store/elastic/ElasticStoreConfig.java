@@ -27,6 +27,7 @@ public final class ElasticStoreConfig {
     private final int compactionIntervalMillis;
     private final int checkpointIntervalMillis;
     private final boolean recordLatency;
+    private final double resizeDutyCycle;
 
     private ElasticStoreConfig(Builder b) {
         this.directory = b.directory;
@@ -44,6 +45,7 @@ public final class ElasticStoreConfig {
         this.compactionIntervalMillis = b.compactionIntervalMillis;
         this.checkpointIntervalMillis = b.checkpointIntervalMillis;
         this.recordLatency = b.recordLatency;
+        this.resizeDutyCycle = b.resizeDutyCycle;
     }
 
     public static Builder builder(Path directory) {
@@ -67,6 +69,7 @@ public final class ElasticStoreConfig {
         b.compactionIntervalMillis = compactionIntervalMillis;
         b.checkpointIntervalMillis = checkpointIntervalMillis;
         b.recordLatency = recordLatency;
+        b.resizeDutyCycle = resizeDutyCycle;
         return b;
     }
 
@@ -85,6 +88,7 @@ public final class ElasticStoreConfig {
     public int compactionIntervalMillis() { return compactionIntervalMillis; }
     public int checkpointIntervalMillis() { return checkpointIntervalMillis; }
     public boolean recordLatency() { return recordLatency; }
+    public double resizeDutyCycle() { return resizeDutyCycle; }
 
     @Override
     public String toString() {
@@ -96,7 +100,8 @@ public final class ElasticStoreConfig {
                 + ", averageKeySize=" + averageKeySize + ", averageValueSize=" + averageValueSize
                 + ", compactionGarbageRatio=" + compactionGarbageRatio
                 + ", compactionIntervalMillis=" + compactionIntervalMillis
-                + ", checkpointIntervalMillis=" + checkpointIntervalMillis + "}";
+                + ", checkpointIntervalMillis=" + checkpointIntervalMillis
+                + ", resizeDutyCycle=" + resizeDutyCycle + "}";
     }
 
     /** Defaults work for a million 4 KB keys; every setter's javadoc gives its default. */
@@ -116,6 +121,7 @@ public final class ElasticStoreConfig {
         private int compactionIntervalMillis = 5_000;
         private int checkpointIntervalMillis = 10_000;
         private boolean recordLatency = true;
+        private double resizeDutyCycle = 0.5;
 
         private Builder(Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -166,6 +172,13 @@ public final class ElasticStoreConfig {
         /** Whether lookups are timed into the latency histogram. Default true. */
         public Builder recordLatency(boolean v) { recordLatency = v; return this; }
 
+        /**
+         * The share of time a resize works while lookups are running, in (0, 1]: after each
+         * millisecond of work during which lookups ran it pauses for (1 - d) / d of that. With no
+         * lookups it runs flat out; 1 never pauses. Default 0.5.
+         */
+        public Builder resizeDutyCycle(double v) { resizeDutyCycle = v; return this; }
+
         public ElasticStoreConfig build() {
             require(memoryBudgetBytes >= 0, "memoryBudgetBytes must be >= 0, was " + memoryBudgetBytes);
             Objects.requireNonNull(residencyPolicy, "residencyPolicy");
@@ -186,6 +199,8 @@ public final class ElasticStoreConfig {
                     "compactionGarbageRatio must be in [0.05, 0.95], was " + compactionGarbageRatio);
             require(compactionIntervalMillis >= 0, "compactionIntervalMillis must be >= 0");
             require(checkpointIntervalMillis >= 0, "checkpointIntervalMillis must be >= 0");
+            require(resizeDutyCycle > 0 && resizeDutyCycle <= 1,
+                    "resizeDutyCycle must be in (0, 1], was " + resizeDutyCycle);
             return new ElasticStoreConfig(this);
         }
 

@@ -25,6 +25,8 @@ public final class ResizeOperation {
     private volatile boolean cancelRequested;
     private volatile long elapsedNanos = -1;
     private volatile Throwable failure;
+    /** Set by the resizer thread before the first step; read by it alone, and by toString. */
+    volatile ResizePacer pacer;
 
     ResizeOperation(long targetBytes) {
         this.targetBytes = targetBytes;
@@ -44,6 +46,12 @@ public final class ResizeOperation {
     public State state() { return state; }
 
     public Throwable failure() { return failure; }
+
+    /** Time the operation spent paused so that lookups could run (see {@link ElasticStoreConfig#resizeDutyCycle()}). */
+    public long pausedNanos() {
+        ResizePacer p = pacer;
+        return p == null ? 0 : p.pausedNanos();
+    }
 
     /** Time from start to finish, or so far while running. */
     public long elapsedNanos() {
@@ -92,7 +100,8 @@ public final class ResizeOperation {
 
     @Override
     public String toString() {
-        return String.format("resize to %,d bytes: %,d entries / %,d bytes moved, %s after %.1f ms",
-                targetBytes, entriesMoved(), bytesMoved(), state, elapsedNanos() / 1e6);
+        return String.format("resize to %,d bytes: %,d entries / %,d bytes moved, %s after %.1f ms (%.1f ms paused "
+                + "for lookups)", targetBytes, entriesMoved(), bytesMoved(), state, elapsedNanos() / 1e6,
+                pausedNanos() / 1e6);
     }
 }

@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * <p>While a new table fills, writers put their value in both tables (the copy below and a write
  * of the same key are ordered by the key's stripe lock, so neither can leave a stale value) and
  * misses are not admitted anywhere; lookups keep using the old table.
+ *
+ * <p>A resize yields to lookups: a {@link ResizePacer} pauses it between entries in proportion to
+ * its own work whenever lookups ran meanwhile ({@link ElasticStoreConfig#resizeDutyCycle()}).
  */
 final class Resizer implements AutoCloseable {
 
@@ -74,6 +77,8 @@ final class Resizer implements AutoCloseable {
         }
         HotTier old = store.tiers.current();
         HotTier next = null;
+        ResizePacer pacer = new ResizePacer(store.config().resizeDutyCycle(), store::lookupCount);
+        op.pacer = pacer;
         try {
             next = HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize());
             store.tiers = new Tiers(old, next);
@@ -93,7 +98,15 @@ final class Resizer implements AutoCloseable {
                 next.close();
             }
             LOG.error("resize to {} bytes failed", op.targetBytes(), e);
+            restoreTarget(op, old.budgetBytes());
             op.finish(ResizeOperation.State.FAILED, e);
+        }
+    }
+
+    /** After a failure the old table stays; the budget reported is its budget again. */
+    private synchronized void restoreTarget(ResizeOperation op, long budget) {
+        if (current == op) {
+            targetBudget = budget;
         }
     }
 
@@ -199,10 +212,12 @@ final class Resizer implements AutoCloseable {
         return next.budgetBytes() - next.usedBytes() <= HotTier.ENTRY_OVERHEAD;
     }
 
+    /** Called once per entry looked at or copied: stops a cancelled resize, paces a running one. */
     private static void checkCancelled(ResizeOperation op) {
         if (op.cancelRequested()) {
             throw new CancellationException();
         }
+        op.pacer.step();
     }
 
     @Override

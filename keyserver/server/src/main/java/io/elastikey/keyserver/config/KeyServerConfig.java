@@ -7,6 +7,7 @@ import io.elastikey.protocol.config.Values;
 import io.elastikey.store.Stores;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
+import io.elastikey.store.governor.GovernorConfig;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -43,6 +44,10 @@ public final class KeyServerConfig {
     private final long storeMemoryBytes;
     private final FsyncPolicy storeFsync;
     private final String store;
+    private final GovernorConfig governor;
+    private final Path scaleupSocket;
+    private final String scaleupClient;
+    private final Duration scaleupTimeout;
     private final int maxBodyBytes;
     private final int maxHeaderBytes;
     private final int maxConnections;
@@ -80,6 +85,17 @@ public final class KeyServerConfig {
         storeMemoryBytes = Values.size("store.memory", or(source.get("store.memory"), "256m"));
         storeFsync = enumValue(FsyncPolicy.class, "store.fsync", or(source.get("store.fsync"), "group"));
         store = storeLocation(source.get("store"), dataDir);
+        governor = governorConfig(source, storeMemoryBytes);
+        String socket = source.get("scaleup.socket");
+        scaleupSocket = socket == null || socket.isBlank() ? null : Path.of(socket).toAbsolutePath().normalize();
+        scaleupClient = or(source.get("scaleup.client"), "keyserver").strip();
+        if (scaleupClient.isEmpty() || scaleupClient.length() > 64) {
+            throw new ConfigException("scaleup.client: '" + scaleupClient + "' must be 1 to 64 characters");
+        }
+        scaleupTimeout = Values.duration("scaleup.timeout", or(source.get("scaleup.timeout"), "1s"));
+        if (scaleupTimeout.isZero()) {
+            throw new ConfigException("scaleup.timeout must be greater than zero");
+        }
         maxBodyBytes = intSize(source, "limits.body", "16k");
         maxHeaderBytes = intSize(source, "limits.header", "8k");
         maxConnections = Values.positiveInt("limits.connections", or(source.get("limits.connections"), "10000"));
@@ -98,6 +114,53 @@ public final class KeyServerConfig {
         }
         if (requestDeadline.isZero() || handshakeTimeout.isZero()) {
             throw new ConfigException("timeouts.request and timeouts.handshake must be greater than zero");
+        }
+    }
+
+    /**
+     * The {@code store.governor.*} settings; {@code null} when {@code store.governor} is {@code off}. Every one is
+     * read (and a malformed one refused) either way.
+     */
+    private static GovernorConfig governorConfig(ConfigSource source, long storeMemoryBytes) {
+        String mode = or(source.get("store.governor"), "off").strip().toLowerCase(Locale.ROOT);
+        if (!mode.equals("on") && !mode.equals("off")) {
+            throw new ConfigException("store.governor: '" + mode + "' is not one of off, on");
+        }
+        String minText = source.get("store.governor.min");
+        long min = minText == null ? storeMemoryBytes : Values.size("store.governor.min", minText);
+        long max = Values.size("store.governor.max", or(source.get("store.governor.max"), "4g"));
+        long step = Values.size("store.governor.step", or(source.get("store.governor.step"), "256m"));
+        long reserve = Values.size("store.governor.reserve", or(source.get("store.governor.reserve"), "512m"));
+        Duration interval = Values.duration("store.governor.interval",
+                or(source.get("store.governor.interval"), "1s"));
+        if (mode.equals("off")) {
+            return null;
+        }
+        if (max < min) {
+            throw new ConfigException("store.governor.max (" + max + " bytes) is below store.governor.min (" + min
+                    + " bytes, " + (minText == null ? "from store.memory" : "as set") + ")");
+        }
+        requireWholeMib("store.governor.min", min, minText == null ? "; it defaults to store.memory" : "");
+        requireWholeMib("store.governor.max", max, "");
+        requireWholeMib("store.governor.step", step, "");
+        if (step == 0) {
+            throw new ConfigException("store.governor.step must be greater than zero");
+        }
+        if (interval.isZero()) {
+            throw new ConfigException("store.governor.interval must be greater than zero");
+        }
+        try {
+            return GovernorConfig.builder().minBudgetBytes(min).maxBudgetBytes(max).growStepBytes(step)
+                    .shrinkStepBytes(step).reserveBytes(reserve).interval(interval).build();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("store.governor.*: " + e.getMessage());
+        }
+    }
+
+    private static void requireWholeMib(String name, long bytes, String hint) {
+        if (bytes % (1 << 20) != 0) {
+            throw new ConfigException(name + ": " + bytes + " bytes is not a whole number of MiB (the scale-up "
+                    + "agent grants MiB)" + hint);
         }
     }
 
@@ -158,6 +221,16 @@ public final class KeyServerConfig {
     public long expectedKeys() { return expectedKeys; }
     public long storeMemoryBytes() { return storeMemoryBytes; }
     public FsyncPolicy storeFsync() { return storeFsync; }
+    /** Whether the memory governor runs ({@code store.governor = on}). */
+    public boolean storeGovernor() { return governor != null; }
+    /** The memory governor's settings; {@code null} when it is off. */
+    public GovernorConfig governorConfig() { return governor; }
+    /** The scale-up agent's socket, or {@code null} for the client's own default. */
+    public Path scaleupSocket() { return scaleupSocket; }
+    /** The name the agent keeps this server's grant under. */
+    public String scaleupClient() { return scaleupClient; }
+    /** The longest one call to the agent may take. */
+    public Duration scaleupTimeout() { return scaleupTimeout; }
     public int maxBodyBytes() { return maxBodyBytes; }
     public int maxHeaderBytes() { return maxHeaderBytes; }
     public int maxConnections() { return maxConnections; }

@@ -232,6 +232,11 @@ public final class KeyRepository implements AutoCloseable {
         return kek.derive(purpose);
     }
 
+    /** The store under the repository (the memory governor resizes it when it is an ElasticStore). */
+    public KeyValueStore store() {
+        return store;
+    }
+
     /** The statistics of the store under the repository. */
     /** Whether the store can serve lookups now (a Redis store: connected and answering a cached ping). */
     public boolean storeAvailable() {
