@@ -41,6 +41,9 @@ public final class Values {
 
     public static Duration duration(String setting, String text) {
         String t = text.strip().toLowerCase(Locale.ROOT);
+        if (t.equals("0")) {
+            return Duration.ZERO; // the one duration that needs no unit
+        }
         try {
             if (t.endsWith("ms")) {
                 return nonNegative(setting, text, Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2))));

@@ -21,10 +21,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The tool an operator reaches for first ({@code scaleup status keyserver}), run as a process the way they run it.
- * Maven's compile phase builds it into {@code target/native/<os>-<arch>/scaleup}.
+ * scaleup-client's compile phase builds it into {@code scaleup-client/target/native/<os>-<arch>/scaleup}.
  */
 class ScaleUpCliTest {
-    private static final Path BINARY = Path.of("target", "native", platform(), "scaleup").toAbsolutePath();
+    private static final Path BINARY = Path.of("..", "scaleup-client", "target", "native", platform(), "scaleup")
+            .toAbsolutePath().normalize();
 
     @TempDir
     Path dir;

@@ -1,6 +1,8 @@
 // AgentInitializer -- the agent's pipeline, one handler per step of a request's path.
 package io.elastikey.scaleup.agent.net;
 
+import io.elastikey.protocol.net.ConnectionLimiter;
+import io.elastikey.protocol.net.IdleConnectionCloser;
 import io.elastikey.scaleup.agent.AgentConfig;
 import io.elastikey.scaleup.agent.actuate.Actuator;
 import io.elastikey.scaleup.agent.ledger.Ledger;
@@ -20,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  *   limit      ConnectionLimiter   over --max-connections: closed at once
  *   peer       PeerIdentifier      SO_PEERCRED -> the caller's PID (then removes itself)
- *   idle       IdleStateHandler + IdleCloser: no complete request for the idle timeout: closed
+ *   idle       IdleStateHandler + IdleConnectionCloser: no complete request for the idle timeout: closed
  *   frame      LineBasedFrameDecoder(4096, fail fast): bytes -> lines; longer: error answer, close
  *   encode     AnswerEncoder       ScaleUpResponse -> JSON line (outbound)
  *   parse      RequestDecoder      line -> AgentRequest; malformed: error answer, connection stays
@@ -40,7 +42,7 @@ public final class AgentInitializer extends ChannelInitializer<Channel> {
     public AgentInitializer(AgentConfig config, MemoryPool pool, Ledger ledger, Actuator actuator,
                             EventExecutorGroup decider) {
         this.config = config;
-        this.limiter = new ConnectionLimiter(config.maxConnections());
+        this.limiter = new ConnectionLimiter(config.maxConnections(), () -> { });
         this.decider = decider;
         this.decide = new DecideHandler(config, pool, ledger);
         this.actuate = new ActuateHandler(actuator, config.hotplugDelay());
@@ -57,7 +59,7 @@ public final class AgentInitializer extends ChannelInitializer<Channel> {
         p.addLast("limit", limiter);
         p.addLast("peer", PeerIdentifier.INSTANCE);
         p.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        p.addLast("idle-close", IdleCloser.INSTANCE);
+        p.addLast("idle-close", IdleConnectionCloser.INSTANCE);
         p.addLast("frame", new LineBasedFrameDecoder(ProtocolLimits.MAX_LINE_BYTES, true, true));
         p.addLast("encode", AnswerEncoder.INSTANCE);
         p.addLast("parse", RequestDecoder.INSTANCE);
