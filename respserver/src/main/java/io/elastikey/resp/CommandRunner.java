@@ -1,0 +1,142 @@
+// CommandRunner -- runs a batch of one connection's requests in order and collects the replies.
+package io.elastikey.resp;
+
+import io.netty.handler.codec.redis.RedisMessage;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks arity, dispatches each request to {@link StoreCommands} or {@link ServerCommands}, and
+ * turns failures into error replies: a store error answers one command, it never closes the
+ * connection or escapes to the event loop.
+ *
+ * <p>Consecutive plain SETs of a batch go to the store as one {@code putAll}: one durability wait
+ * for the run instead of one per SET. Each still gets its {@code +OK} only after that wait, so a
+ * SET is answered only once it is as durable as the fsync policy promises; a GET after it in the
+ * same batch sees its value, because the store makes writes visible before they are durable.
+ */
+final class CommandRunner {
+    private final StoreCommands store;
+    private final ServerCommands server;
+
+    CommandRunner(StoreCommands store, ServerCommands server) {
+        this.store = store;
+        this.server = server;
+    }
+
+    /**
+     * Runs {@code batch}, appending one reply per request to {@code replies}, and releases every
+     * request. Returns true when the connection must close after these replies (QUIT, a protocol
+     * error); requests after that point are released unanswered.
+     */
+    boolean run(List<RespRequest> batch, List<RedisMessage> replies, ConnectionState conn) {
+        int i = 0;
+        try {
+            while (i < batch.size()) {
+                RespRequest r = batch.get(i);
+                if (StoreCommands.isPlainSet(r)) {
+                    int end = i + 1;
+                    while (end < batch.size() && StoreCommands.isPlainSet(batch.get(end))) {
+                        end++;
+                    }
+                    setRun(batch.subList(i, end), replies);
+                    i = end;
+                    continue;
+                }
+                i++;
+                if (r.protocolError() != null) {
+                    replies.add(Replies.error("ERR " + r.protocolError()));
+                    return true;
+                }
+                replies.add(runOne(r, conn));
+                if (r.command() == Command.QUIT) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            for (RespRequest r : batch) {
+                r.release();
+            }
+        }
+    }
+
+    private void setRun(List<RespRequest> sets, List<RedisMessage> replies) {
+        if (sets.size() == 1) {
+            replies.add(guarded(sets.get(0), store::set));
+            return;
+        }
+        List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>(sets.size());
+        for (RespRequest r : sets) {
+            entries.add(Map.entry(r.bytes(1), r.bytes(2)));
+        }
+        try {
+            store.putAll(entries);
+            for (int k = 0; k < sets.size(); k++) {
+                replies.add(Replies.OK);
+            }
+        } catch (IllegalArgumentException e) {
+            // putAll checks every entry before writing any: answer each SET on its own.
+            for (RespRequest r : sets) {
+                replies.add(guarded(r, store::set));
+            }
+        } catch (RuntimeException e) {
+            RedisMessage error = StoreCommands.storeError(e);
+            for (int k = 0; k < sets.size(); k++) {
+                replies.add(error);
+            }
+        }
+    }
+
+    private RedisMessage runOne(RespRequest r, ConnectionState conn) {
+        Command c = r.command();
+        if (c == null) {
+            return unknown(r);
+        }
+        if (!c.acceptsArgc(r.argc())) {
+            return Replies.wrongArity(c);
+        }
+        return guarded(r, req -> switch (c) {
+            case GET -> store.get(req, conn);
+            case SET -> store.set(req);
+            case DEL -> store.del(req);
+            case EXISTS -> store.exists(req);
+            case MGET -> store.mget(req, conn);
+            case DBSIZE -> store.dbsize();
+            case ELASTIC_RESIZE -> store.resize(req);
+            case ELASTIC_STATS -> store.stats();
+            default -> server.run(c, req, conn);
+        });
+    }
+
+    private static RedisMessage guarded(RespRequest r, java.util.function.Function<RespRequest, RedisMessage> f) {
+        try {
+            return f.apply(r);
+        } catch (RuntimeException e) {
+            return StoreCommands.storeError(e);
+        }
+    }
+
+    /** Redis 7's text: {@code ERR unknown command 'x', with args beginning with: 'a' 'b' }. */
+    static RedisMessage unknown(RespRequest r) {
+        StringBuilder args = new StringBuilder();
+        for (int i = 1; i < r.argc() && args.length() < 128; i++) {
+            String a = printable(r.text(i));
+            args.append('\'').append(a, 0, Math.min(a.length(), 128 - args.length())).append("' ");
+        }
+        String name = printable(r.text(0));
+        return Replies.error("ERR unknown command '" + name.substring(0, Math.min(128, name.length()))
+                + "', with args beginning with: " + args);
+    }
+
+    private static String printable(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            b.append(c < 0x20 || c == 0x7f ? ' ' : c);
+        }
+        return b.toString();
+    }
+}

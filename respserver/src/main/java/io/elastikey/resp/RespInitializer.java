@@ -1,0 +1,58 @@
+// RespInitializer -- the RESP connection's pipeline, one step per handler.
+package io.elastikey.resp;
+
+import io.elastikey.protocol.net.ConnectionLimiter;
+import io.elastikey.protocol.net.IdleConnectionCloser;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.redis.FixedRedisMessagePool;
+import io.netty.handler.codec.redis.RedisArrayAggregator;
+import io.netty.handler.codec.redis.RedisBulkStringAggregator;
+import io.netty.handler.codec.redis.RedisDecoder;
+import io.netty.handler.codec.redis.RedisEncoder;
+import io.netty.handler.timeout.IdleStateHandler;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * In order: connection limit, idle timeout and its closer, reply encoding (outbound), then bytes to
+ * RESP parts ({@link RedisDecoder}, lines bounded by {@code maxInlineBytes}), the shape and size
+ * checks ({@link RespFrameGuard}), bulk strings and arrays assembled by Netty's aggregators, a
+ * {@link RespRequest} per command ({@link RespCommandDecoder}), and the {@link RespDispatcher} that
+ * runs it on a worker thread.
+ */
+final class RespInitializer extends ChannelInitializer<SocketChannel> {
+    private final RespLimits limits;
+    private final ConnectionLimiter limiter;
+    private final CommandRunner runner;
+    private final Executor workers;
+    private final AtomicLong connectionIds = new AtomicLong();
+
+    RespInitializer(RespLimits limits, ConnectionLimiter limiter, CommandRunner runner, Executor workers) {
+        this.limits = limits;
+        this.limiter = limiter;
+        this.runner = runner;
+        this.workers = workers;
+    }
+
+    @Override
+    protected void initChannel(SocketChannel channel) {
+        ChannelPipeline p = channel.pipeline();
+        p.addLast("limit", limiter);
+        if (!limits.idleTimeout().isZero()) {
+            p.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+            p.addLast("idle-close", IdleConnectionCloser.INSTANCE);
+        }
+        p.addLast("encoder", new RedisEncoder());
+        p.addLast("decoder", new RedisDecoder(limits.maxInlineBytes(), FixedRedisMessagePool.INSTANCE, true));
+        p.addLast("guard", new RespFrameGuard(limits));
+        p.addLast("bulk", new RedisBulkStringAggregator());
+        p.addLast("array", new RedisArrayAggregator());
+        p.addLast("command", new RespCommandDecoder());
+        p.addLast("dispatch", new RespDispatcher(runner, workers, limits.maxPipelined(),
+                new ConnectionState(connectionIds.incrementAndGet())));
+    }
+}
