@@ -1,6 +1,7 @@
 // RespDispatcher -- runs a connection's commands off the event loop, in order, a pipelined burst per task.
 package io.elastikey.resp;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -11,18 +12,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The last inbound step. Store calls may block (a disk read, a write parked until its group
- * fsync), so they never run on the event loop. Requests queue per connection; at the end of each
- * socket read one task takes everything queued so far to a worker thread, runs it in order
- * through {@link CommandRunner}, and hands the replies back to the event loop in one write and
- * one flush. A pipelined burst thus costs two thread hops, not two per command, and a connection
- * never has more than one task in flight, so its replies leave in request order.
+ * fsync), so they never run on the event loop. Requests queue per connection; at the end of a
+ * socket read the connection is scheduled once: a connection whose next request only reads joins
+ * its loop's {@link ReadyConnections} group for a read worker; one whose next request writes gets
+ * a task of its own on the write pool. The task takes what is queued (a pipelined burst, up to
+ * {@link #BATCH}), runs it in order through {@link CommandRunner}, and hands the replies back to
+ * the event loop for one write and one flush. A connection never has more than one task in
+ * flight, so its replies leave in request order.
  *
  * <p>Back-pressure: the connection stops reading while {@link RespLimits#maxPipelined} requests
  * wait for replies or while its outbound buffer is above the high-water mark.
@@ -34,19 +36,22 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
     private static final int BATCH = 256;
 
     private final CommandRunner runner;
-    private final Executor workers;
+    private final Workers workers;
+    private final ReadyConnections loopGroup;
     private final int maxPipelined;
     private final ConnectionState state;
     private final Queue<RespRequest> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final AtomicInteger pending = new AtomicInteger();
-    private final Runnable drain = this::drain;
     private ChannelHandlerContext ctx;
     private boolean closing; // event loop only
+    private volatile boolean scheduledClose; // a batch ended with QUIT or a protocol error
 
-    RespDispatcher(CommandRunner runner, Executor workers, int maxPipelined, ConnectionState state) {
+    RespDispatcher(CommandRunner runner, Workers workers, ReadyConnections loopGroup, int maxPipelined,
+                   ConnectionState state) {
         this.runner = runner;
         this.workers = workers;
+        this.loopGroup = loopGroup;
         this.maxPipelined = maxPipelined;
         this.state = state;
     }
@@ -79,32 +84,74 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         ctx.fireChannelReadComplete();
     }
 
+    /** On the event loop. */
     private void schedule() {
         if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
-            try {
-                workers.execute(drain);
-            } catch (RejectedExecutionException e) { // the server is shutting down
-                scheduled.set(false);
-                ctx.close();
+            if (headWrites()) {
+                submitAlone(workers.writes);
+            } else {
+                loopGroup.add(this);
             }
         }
     }
 
-    /** On a worker: runs up to {@link #BATCH} queued requests, then passes their replies to the event loop. */
-    private void drain() {
+    private boolean headWrites() {
+        RespRequest head = queue.peek();
+        return head != null && head.writes();
+    }
+
+    private void submitAlone(java.util.concurrent.Executor pool) {
+        try {
+            pool.execute(() -> {
+                Runnable write = runBatch(false);
+                if (write != null) {
+                    ctx.executor().execute(write);
+                }
+                finished();
+            });
+        } catch (RejectedExecutionException e) { // the server is shutting down
+            abandon();
+        }
+    }
+
+    /**
+     * On a worker: runs up to {@link #BATCH} queued requests, stopping before the first write when
+     * {@code readsOnly}; returns the event-loop task that writes the replies, or null.
+     */
+    Runnable runBatch(boolean readsOnly) {
         List<RespRequest> batch = new ArrayList<>(Math.min(BATCH, Math.max(1, pending.get())));
         RespRequest r;
-        while (batch.size() < BATCH && (r = queue.poll()) != null) {
+        while (batch.size() < BATCH && (r = queue.peek()) != null && !(readsOnly && r.writes())) {
+            r = queue.poll(); // null only when the connection closed meanwhile and released the queue
+            if (r == null) {
+                break;
+            }
             batch.add(r);
+        }
+        if (batch.isEmpty()) {
+            return null;
         }
         List<RedisMessage> replies = new ArrayList<>(batch.size());
         boolean close = runner.run(batch, replies, state);
         int answered = batch.size();
-        ctx.executor().execute(() -> write(replies, answered, close));
-        scheduled.set(false);
-        if (!close) {
-            schedule();
+        if (close) {
+            scheduledClose = true;
         }
+        return () -> write(replies, answered, close);
+    }
+
+    /** On a worker, after the batch's write task was handed to the event loop: schedules what came since. */
+    void finished() {
+        scheduled.set(false);
+        if (!scheduledClose && !queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+            submitAlone(headWrites() ? workers.writes : workers.reads);
+        }
+    }
+
+    /** The pools refused the task: the server is stopping. */
+    void abandon() {
+        scheduled.set(false);
+        ctx.close();
     }
 
     private void write(List<RedisMessage> replies, int answered, boolean close) {
@@ -114,7 +161,7 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         pending.addAndGet(-answered);
         if (close) {
             closing = true;
-            ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         ctx.flush();

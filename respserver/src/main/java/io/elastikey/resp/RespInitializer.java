@@ -13,7 +13,10 @@ import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
 
-import java.util.concurrent.Executor;
+import io.netty.channel.EventLoop;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -28,10 +31,11 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
     private final RespLimits limits;
     private final ConnectionLimiter limiter;
     private final CommandRunner runner;
-    private final Executor workers;
+    private final Workers workers;
+    private final Map<EventLoop, ReadyConnections> groups = new ConcurrentHashMap<>();
     private final AtomicLong connectionIds = new AtomicLong();
 
-    RespInitializer(RespLimits limits, ConnectionLimiter limiter, CommandRunner runner, Executor workers) {
+    RespInitializer(RespLimits limits, ConnectionLimiter limiter, CommandRunner runner, Workers workers) {
         this.limits = limits;
         this.limiter = limiter;
         this.runner = runner;
@@ -52,7 +56,9 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("bulk", new RedisBulkStringAggregator());
         p.addLast("array", new RedisArrayAggregator());
         p.addLast("command", new RespCommandDecoder());
-        p.addLast("dispatch", new RespDispatcher(runner, workers, limits.maxPipelined(),
+        ReadyConnections group = groups.computeIfAbsent(channel.eventLoop(),
+                loop -> new ReadyConnections(loop, workers.reads));
+        p.addLast("dispatch", new RespDispatcher(runner, workers, group, limits.maxPipelined(),
                 new ConnectionState(connectionIds.incrementAndGet())));
     }
 }

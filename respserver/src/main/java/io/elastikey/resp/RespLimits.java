@@ -14,35 +14,43 @@ import java.time.Duration;
  * @param maxPipelined requests read but not yet answered before the connection stops reading
  * @param maxConnections connections open at once; more are closed on accept
  * @param idleTimeout a connection with no read or write for this long is closed (zero: never)
- * @param workerThreads threads that run store calls (they may park on a disk read or an fsync)
+ * @param readThreads threads that run reading commands (a disk read may block them)
+ * @param workerThreads threads that run writing commands (they park until their fsync)
  */
 public record RespLimits(int maxBulkBytes, int maxArrayLength, long maxRequestBytes, int maxInlineBytes,
-                         int maxPipelined, int maxConnections, Duration idleTimeout, int workerThreads) {
+                         int maxPipelined, int maxConnections, Duration idleTimeout, int readThreads,
+                         int workerThreads) {
 
     /** Defaults for a store whose largest value is {@code maxValueSize}. */
     public static RespLimits defaults(int maxValueSize) {
         return new RespLimits(maxValueSize, 65_536, 64L << 20, 64 * 1024, 1024, 10_000,
-                Duration.ofMinutes(5), 64);
+                Duration.ofMinutes(5),
+                Math.max(2, Runtime.getRuntime().availableProcessors()), 64);
     }
 
     public RespLimits withMaxConnections(int v) {
         return new RespLimits(maxBulkBytes, maxArrayLength, maxRequestBytes, maxInlineBytes, maxPipelined, v,
-                idleTimeout, workerThreads);
+                idleTimeout, readThreads, workerThreads);
     }
 
     public RespLimits withIdleTimeout(Duration v) {
         return new RespLimits(maxBulkBytes, maxArrayLength, maxRequestBytes, maxInlineBytes, maxPipelined,
-                maxConnections, v, workerThreads);
+                maxConnections, v, readThreads, workerThreads);
     }
 
     public RespLimits withWorkerThreads(int v) {
         return new RespLimits(maxBulkBytes, maxArrayLength, maxRequestBytes, maxInlineBytes, maxPipelined,
-                maxConnections, idleTimeout, v);
+                maxConnections, idleTimeout, readThreads, v);
+    }
+
+    public RespLimits withReadThreads(int v) {
+        return new RespLimits(maxBulkBytes, maxArrayLength, maxRequestBytes, maxInlineBytes, maxPipelined,
+                maxConnections, idleTimeout, v, workerThreads);
     }
 
     public RespLimits withMaxArrayLength(int v) {
         return new RespLimits(maxBulkBytes, v, maxRequestBytes, maxInlineBytes, maxPipelined, maxConnections,
-                idleTimeout, workerThreads);
+                idleTimeout, readThreads, workerThreads);
     }
 
     /** Returns this, or throws {@link IllegalArgumentException} naming the first bad value. */
@@ -53,6 +61,7 @@ public record RespLimits(int maxBulkBytes, int maxArrayLength, long maxRequestBy
         positive("maxInlineBytes", maxInlineBytes);
         positive("maxPipelined", maxPipelined);
         positive("maxConnections", maxConnections);
+        positive("readThreads", readThreads);
         positive("workerThreads", workerThreads);
         if (idleTimeout == null || idleTimeout.isNegative()) {
             throw new IllegalArgumentException("idleTimeout must be >= 0, was " + idleTimeout);

@@ -40,6 +40,11 @@ final class RespRequest {
         return command;
     }
 
+    /** Whether the command writes to the store (and so may park until an fsync). */
+    boolean writes() {
+        return command == Command.SET || command == Command.DEL;
+    }
+
     String protocolError() {
         return protocolError;
     }

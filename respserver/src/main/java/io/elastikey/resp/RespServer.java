@@ -9,13 +9,10 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,10 +29,10 @@ public final class RespServer implements AutoCloseable {
 
     private final Channel channel;
     private final EventLoopGroup group;
-    private final ThreadPoolExecutor workers;
+    private final Workers workers;
     private final ConnectionLimiter limiter;
 
-    private RespServer(Channel channel, EventLoopGroup group, ThreadPoolExecutor workers, ConnectionLimiter limiter) {
+    private RespServer(Channel channel, EventLoopGroup group, Workers workers, ConnectionLimiter limiter) {
         this.channel = channel;
         this.group = group;
         this.workers = workers;
@@ -52,9 +49,7 @@ public final class RespServer implements AutoCloseable {
         limits.validate();
         AtomicLong refused = new AtomicLong();
         ConnectionLimiter limiter = new ConnectionLimiter(limits.maxConnections(), refused::incrementAndGet);
-        ThreadPoolExecutor workers = new ThreadPoolExecutor(limits.workerThreads(), limits.workerThreads(),
-                30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new DefaultThreadFactory("resp-worker", true));
-        workers.allowCoreThreadTimeOut(true);
+        Workers workers = new Workers(limits.readThreads(), limits.workerThreads());
         EventLoopGroup group = Transports.newGroup(eventLoops, true, "resp-io");
         try {
             AtomicInteger port = new AtomicInteger(address.getPort());
@@ -69,12 +64,12 @@ public final class RespServer implements AutoCloseable {
                     .childHandler(new RespInitializer(limits, limiter, runner, workers))
                     .bind(address).sync().channel();
             port.set(((InetSocketAddress) channel.localAddress()).getPort());
-            LOG.info("RESP server on {} ({}, {} worker threads)", channel.localAddress(), Transports.name(group),
-                    limits.workerThreads());
+            LOG.info("RESP server on {} ({}, {} read and {} write threads)", channel.localAddress(),
+                    Transports.name(group), limits.readThreads(), limits.workerThreads());
             return new RespServer(channel, group, workers, limiter);
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-            workers.shutdownNow();
+            workers.shutdown(0);
             throw e;
         }
     }
@@ -93,11 +88,6 @@ public final class RespServer implements AutoCloseable {
     public void close() {
         channel.close().syncUninterruptibly();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        workers.shutdown();
-        try {
-            workers.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        workers.shutdown(10);
     }
 }

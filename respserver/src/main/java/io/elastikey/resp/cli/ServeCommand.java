@@ -29,8 +29,13 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--idle-timeout", defaultValue = "300", description = "Seconds before an idle connection is closed; 0: never (default: ${DEFAULT-VALUE}).")
     long idleSeconds;
 
-    @Option(names = "--workers", defaultValue = "64", description = "Threads running store calls (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--workers", defaultValue = "64",
+            description = "Threads running writes, which park until their fsync (default: ${DEFAULT-VALUE}).")
     int workers;
+
+    @Option(names = "--read-workers", description = "Threads running reads (default: the number of CPUs, at least 2; "
+            + "more when most reads go to disk).")
+    Integer readWorkers;
 
     @Option(names = "--event-loops", defaultValue = "1", description = "Network threads (default: ${DEFAULT-VALUE}).")
     int eventLoops;
@@ -40,7 +45,11 @@ public final class ServeCommand implements Callable<Integer> {
         InetSocketAddress address = hostPort(listen);
         ElasticStore elastic = ElasticStore.open(store.config());
         RespLimits limits = RespLimits.defaults(elastic.maxValueSize()).withMaxConnections(maxConnections)
-                .withIdleTimeout(Duration.ofSeconds(idleSeconds)).withWorkerThreads(workers).validate();
+                .withIdleTimeout(Duration.ofSeconds(idleSeconds)).withWorkerThreads(workers);
+        if (readWorkers != null) {
+            limits = limits.withReadThreads(readWorkers);
+        }
+        limits.validate();
         RespServer server;
         try {
             server = RespServer.start(elastic, address, limits, eventLoops);
