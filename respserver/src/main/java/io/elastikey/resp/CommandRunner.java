@@ -1,6 +1,7 @@
 // CommandRunner -- runs a batch of one connection's requests in order and collects the replies.
 package io.elastikey.resp;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.redis.RedisMessage;
 
 import java.util.ArrayList;
@@ -27,11 +28,11 @@ final class CommandRunner {
     }
 
     /**
-     * Runs {@code batch}, appending one reply per request to {@code replies}, and releases every
+     * Runs {@code batch}, appending one encoded reply per request to {@code out}, and releases every
      * request. Returns true when the connection must close after these replies (QUIT, a protocol
      * error); requests after that point are released unanswered.
      */
-    boolean run(List<RespRequest> batch, List<RedisMessage> replies, ConnectionState conn) {
+    boolean run(List<RespRequest> batch, ByteBuf out, ConnectionState conn) {
         int i = 0;
         try {
             while (i < batch.size()) {
@@ -41,16 +42,16 @@ final class CommandRunner {
                     while (end < batch.size() && StoreCommands.isPlainSet(batch.get(end))) {
                         end++;
                     }
-                    setRun(batch.subList(i, end), replies);
+                    setRun(batch.subList(i, end), out);
                     i = end;
                     continue;
                 }
                 i++;
                 if (r.protocolError() != null) {
-                    replies.add(Replies.error("ERR " + r.protocolError()));
+                    ReplyEncoder.encode(Replies.error("ERR " + r.protocolError()), out);
                     return true;
                 }
-                replies.add(runOne(r, conn));
+                runOne(r, out, conn);
                 if (r.command() == Command.QUIT) {
                     return true;
                 }
@@ -63,9 +64,9 @@ final class CommandRunner {
         }
     }
 
-    private void setRun(List<RespRequest> sets, List<RedisMessage> replies) {
+    private void setRun(List<RespRequest> sets, ByteBuf out) {
         if (sets.size() == 1) {
-            replies.add(guarded(sets.get(0), store::set));
+            ReplyEncoder.encode(guarded(sets.get(0), store::set), out);
             return;
         }
         List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>(sets.size());
@@ -75,40 +76,51 @@ final class CommandRunner {
         try {
             store.putAll(entries);
             for (int k = 0; k < sets.size(); k++) {
-                replies.add(Replies.OK);
+                ReplyEncoder.ok(out);
             }
         } catch (IllegalArgumentException e) {
             // putAll checks every entry before writing any: answer each SET on its own.
             for (RespRequest r : sets) {
-                replies.add(guarded(r, store::set));
+                ReplyEncoder.encode(guarded(r, store::set), out);
             }
         } catch (RuntimeException e) {
-            RedisMessage error = StoreCommands.storeError(e);
             for (int k = 0; k < sets.size(); k++) {
-                replies.add(error);
+                ReplyEncoder.encode(StoreCommands.storeError(e), out);
             }
         }
     }
 
-    private RedisMessage runOne(RespRequest r, ConnectionState conn) {
+    private void runOne(RespRequest r, ByteBuf out, ConnectionState conn) {
         Command c = r.command();
         if (c == null) {
-            return unknown(r);
+            ReplyEncoder.encode(unknown(r), out);
+            return;
         }
         if (!c.acceptsArgc(r.argc())) {
-            return Replies.wrongArity(c);
+            ReplyEncoder.encode(Replies.wrongArity(c), out);
+            return;
         }
-        return guarded(r, req -> switch (c) {
-            case GET -> store.get(req, conn);
-            case SET -> store.set(req);
-            case DEL -> store.del(req);
-            case EXISTS -> store.exists(req);
-            case MGET -> store.mget(req, conn);
+        try {
+            switch (c) {
+                case GET -> store.get(r, out, conn);
+                case MGET -> store.mget(r, out, conn);
+                default -> ReplyEncoder.encode(reply(c, r, conn), out);
+            }
+        } catch (RuntimeException e) {
+            ReplyEncoder.encode(StoreCommands.storeError(e), out);
+        }
+    }
+
+    private RedisMessage reply(Command c, RespRequest r, ConnectionState conn) {
+        return switch (c) {
+            case SET -> store.set(r);
+            case DEL -> store.del(r);
+            case EXISTS -> store.exists(r);
             case DBSIZE -> store.dbsize();
-            case ELASTIC_RESIZE -> store.resize(req);
+            case ELASTIC_RESIZE -> store.resize(r);
             case ELASTIC_STATS -> store.stats();
-            default -> server.run(c, req, conn);
-        });
+            default -> server.run(c, r, conn);
+        };
     }
 
     private static RedisMessage guarded(RespRequest r, java.util.function.Function<RespRequest, RedisMessage> f) {

@@ -1,11 +1,10 @@
 // RespDispatcher -- runs a connection's commands off the event loop, in order, a pipelined burst per task.
 package io.elastikey.resp;
 
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.redis.RedisMessage;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -22,8 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * socket read the connection is scheduled once: a connection whose next request only reads joins
  * its loop's {@link ReadyConnections} group for a read worker; one whose next request writes gets
  * a task of its own on the write pool. The task takes what is queued (a pipelined burst, up to
- * {@link #BATCH}), runs it in order through {@link CommandRunner}, and hands the replies back to
- * the event loop for one write and one flush. A connection never has more than one task in
+ * {@link #BATCH}), runs it in order through {@link CommandRunner}, which encodes the replies into one
+ * buffer, and hands that to the event loop for one write and one flush. A connection never has more than one task in
  * flight, so its replies leave in request order.
  *
  * <p>Back-pressure: the connection stops reading while {@link RespLimits#maxPipelined} requests
@@ -131,8 +130,14 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         if (batch.isEmpty()) {
             return null;
         }
-        List<RedisMessage> replies = new ArrayList<>(batch.size());
-        boolean close = runner.run(batch, replies, state);
+        ByteBuf replies = ctx.alloc().directBuffer(batch.size() * (state.valueSizeHint + 16));
+        boolean close;
+        try {
+            close = runner.run(batch, replies, state);
+        } catch (RuntimeException | Error e) {
+            replies.release();
+            throw e;
+        }
         int answered = batch.size();
         if (close) {
             scheduledClose = true;
@@ -154,17 +159,14 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    private void write(List<RedisMessage> replies, int answered, boolean close) {
-        for (RedisMessage reply : replies) {
-            ctx.write(reply, ctx.voidPromise());
-        }
+    private void write(ByteBuf replies, int answered, boolean close) {
         pending.addAndGet(-answered);
         if (close) {
             closing = true;
-            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(replies).addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        ctx.flush();
+        ctx.writeAndFlush(replies, ctx.voidPromise());
         updateAutoRead();
     }
 

@@ -10,7 +10,6 @@ import io.netty.handler.codec.redis.FixedRedisMessagePool;
 import io.netty.handler.codec.redis.RedisArrayAggregator;
 import io.netty.handler.codec.redis.RedisBulkStringAggregator;
 import io.netty.handler.codec.redis.RedisDecoder;
-import io.netty.handler.codec.redis.RedisEncoder;
 import io.netty.handler.timeout.IdleStateHandler;
 
 import io.netty.channel.EventLoop;
@@ -21,11 +20,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * In order: connection limit, idle timeout and its closer, reply encoding (outbound), then bytes to
- * RESP parts ({@link RedisDecoder}, lines bounded by {@code maxInlineBytes}), the shape and size
+ * In order: connection limit, idle timeout and its closer, then bytes to RESP parts ({@link RedisDecoder}, lines bounded by {@code maxInlineBytes}), the shape and size
  * checks ({@link RespFrameGuard}), bulk strings and arrays assembled by Netty's aggregators, a
  * {@link RespRequest} per command ({@link RespCommandDecoder}), and the {@link RespDispatcher} that
- * runs it on a worker thread.
+ * runs it on a worker thread. Replies come back as encoded bytes ({@link ReplyEncoder}, on the worker),
+ * so no outbound handler is needed.
  */
 final class RespInitializer extends ChannelInitializer<SocketChannel> {
     private final RespLimits limits;
@@ -50,7 +49,6 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
             p.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
             p.addLast("idle-close", IdleConnectionCloser.INSTANCE);
         }
-        p.addLast("encoder", new RedisEncoder());
         p.addLast("decoder", new RedisDecoder(limits.maxInlineBytes(), FixedRedisMessagePool.INSTANCE, true));
         p.addLast("guard", new RespFrameGuard(limits));
         p.addLast("bulk", new RedisBulkStringAggregator());

@@ -54,7 +54,7 @@ public final class RespServer implements AutoCloseable {
         try {
             AtomicInteger port = new AtomicInteger(address.getPort());
             ServerCommands server = new ServerCommands(store, port::get, limiter::open);
-            CommandRunner runner = new CommandRunner(new StoreCommands(store, PooledByteBufAllocator.DEFAULT), server);
+            CommandRunner runner = new CommandRunner(new StoreCommands(store), server);
             Channel channel = new ServerBootstrap()
                     .group(group)
                     .channel(Transports.serverChannelFor(group))

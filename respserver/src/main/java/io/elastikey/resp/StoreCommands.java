@@ -6,19 +6,15 @@ import io.elastikey.store.StoreStats;
 import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ResizeOperation;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.handler.codec.redis.ArrayRedisMessage;
-import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
 import io.netty.handler.codec.redis.RedisMessage;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The data commands. Runs on worker threads (the calls may block); thread-safe because the store
- * is. A GET copies the value once, from the store into a pooled direct buffer that becomes the
- * reply's content and is written to the socket as is.
+ * is. A GET copies the value once, from the store straight into the batch's pooled direct reply
+ * buffer, which goes to the socket as is.
  *
  * <p>SET accepts {@code EX seconds} and {@code PX milliseconds} and ignores them: the store keeps
  * no expiry. The other SET options (NX, XX, GET, KEEPTTL, EXAT, PXAT) are refused with an error
@@ -26,11 +22,9 @@ import java.util.Map;
  */
 final class StoreCommands {
     private final KeyValueStore store;
-    private final ByteBufAllocator alloc;
 
-    StoreCommands(KeyValueStore store, ByteBufAllocator alloc) {
+    StoreCommands(KeyValueStore store) {
         this.store = store;
-        this.alloc = alloc;
     }
 
     /** A SET with exactly a key and a value: the kind {@link CommandRunner} batches into one putAll. */
@@ -42,31 +36,58 @@ final class StoreCommands {
         store.putAll(entries);
     }
 
-    RedisMessage get(RespRequest r, ConnectionState conn) {
-        return read(r.bytes(1), conn);
+    /** Appends GET's reply to {@code out}. */
+    void get(RespRequest r, ByteBuf out, ConnectionState conn) {
+        read(r.bytes(1), out, conn);
     }
 
-    private RedisMessage read(byte[] key, ConnectionState conn) {
-        int size = conn.valueSizeHint;
+    /** Appends MGET's reply to {@code out}. */
+    void mget(RespRequest r, ByteBuf out, ConnectionState conn) {
+        int start = out.writerIndex();
+        try {
+            ReplyEncoder.header(out, '*', r.argc() - 1);
+            for (int i = 1; i < r.argc(); i++) {
+                read(r.bytes(i), out, conn);
+            }
+        } catch (RuntimeException e) {
+            out.writerIndex(start); // no half reply: the caller answers with an error instead
+            throw e;
+        }
+    }
+
+    /**
+     * Appends {@code $<n>\r\n<value>\r\n} (or the null bulk string) to {@code out}, copying the
+     * value from the store straight into place. The header's length depends on the value's, which
+     * is known only after the read: the value goes where a header for the last size read on this
+     * connection would end, and moves in the rare case the size has a different number of digits.
+     */
+    private void read(byte[] key, ByteBuf out, ConnectionState conn) {
+        int expected = conn.valueSizeHint;
         while (true) {
-            ByteBuf buf = alloc.directBuffer(size);
-            int n;
-            try {
-                n = store.get(key, buf.internalNioBuffer(0, buf.capacity()));
-            } catch (RuntimeException e) {
-                buf.release();
-                throw e;
-            }
+            int headerLen = 3 + ReplyEncoder.digits(expected);
+            out.ensureWritable(headerLen + expected + 2);
+            int start = out.writerIndex();
+            int room = out.capacity() - start - headerLen - 2;
+            int n = store.get(key, out.internalNioBuffer(start + headerLen, room));
             if (n == KeyValueStore.NOT_FOUND) {
-                buf.release();
-                return Replies.NULL;
+                ReplyEncoder.nullBulk(out);
+                return;
             }
-            if (n <= buf.capacity()) {
-                conn.valueSizeHint = Math.max(n, 16);
-                return new FullBulkStringRedisMessage(buf.writerIndex(n));
+            if (n > room) {
+                expected = n; // nothing was copied: make room and read again
+                continue;
             }
-            buf.release();
-            size = n; // too small: nothing was copied; retry with the size the store reported
+            int actualHeader = 3 + ReplyEncoder.digits(n);
+            if (actualHeader != headerLen) {
+                byte[] value = new byte[n];
+                out.getBytes(start + headerLen, value);
+                out.setBytes(start + actualHeader, value);
+            }
+            ReplyEncoder.header(out, '$', n);
+            out.writerIndex(start + actualHeader + n);
+            ReplyEncoder.crlf(out);
+            conn.valueSizeHint = Math.max(n, 16);
+            return;
         }
     }
 
@@ -116,19 +137,6 @@ final class StoreCommands {
             }
         }
         return Replies.integer(n);
-    }
-
-    RedisMessage mget(RespRequest r, ConnectionState conn) {
-        List<RedisMessage> values = new ArrayList<>(r.argc() - 1);
-        try {
-            for (int i = 1; i < r.argc(); i++) {
-                values.add(read(r.bytes(i), conn));
-            }
-        } catch (RuntimeException e) {
-            values.forEach(io.netty.util.ReferenceCountUtil::release);
-            throw e;
-        }
-        return new ArrayRedisMessage(values);
     }
 
     RedisMessage dbsize() {
