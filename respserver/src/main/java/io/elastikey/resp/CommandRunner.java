@@ -64,6 +64,40 @@ final class CommandRunner {
         }
     }
 
+    /**
+     * Runs several connections' batches of plain SETs as one putAll, appending each batch's
+     * replies to its buffer; releases every request. When an entry breaks a limit, each batch
+     * runs on its own so that only that SET is refused.
+     */
+    void runSetBatches(List<List<RespRequest>> batches, List<ByteBuf> outs, List<ConnectionState> conns) {
+        List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>();
+        for (List<RespRequest> batch : batches) {
+            for (RespRequest r : batch) {
+                entries.add(Map.entry(r.bytes(1), r.bytes(2)));
+            }
+        }
+        try {
+            store.putAll(entries);
+            for (int i = 0; i < batches.size(); i++) {
+                for (int k = 0; k < batches.get(i).size(); k++) {
+                    ReplyEncoder.ok(outs.get(i));
+                }
+                batches.get(i).forEach(RespRequest::release);
+            }
+        } catch (IllegalArgumentException e) {
+            for (int i = 0; i < batches.size(); i++) {
+                run(batches.get(i), outs.get(i), conns.get(i));
+            }
+        } catch (RuntimeException e) {
+            for (int i = 0; i < batches.size(); i++) {
+                for (int k = 0; k < batches.get(i).size(); k++) {
+                    ReplyEncoder.encode(StoreCommands.storeError(e), outs.get(i));
+                }
+                batches.get(i).forEach(RespRequest::release);
+            }
+        }
+    }
+
     private void setRun(List<RespRequest> sets, ByteBuf out) {
         if (sets.size() == 1) {
             ReplyEncoder.encode(guarded(sets.get(0), store::set), out);

@@ -18,9 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The last inbound step. Store calls may block (a disk read, a write parked until its group
  * fsync), so they never run on the event loop. Requests queue per connection; at the end of a
- * socket read the connection is scheduled once: a connection whose next request only reads joins
- * its loop's {@link ReadyConnections} group for a read worker; one whose next request writes gets
- * a task of its own on the write pool. The task takes what is queued (a pipelined burst, up to
+ * socket read the connection is scheduled once, joining its loop's {@link ReadyConnections}: the
+ * connections of one loop turn whose next request reads go to a read worker as one task, those
+ * whose next request writes to a write worker. The task takes what is queued (a pipelined burst, up to
  * {@link #BATCH}), runs it in order through {@link CommandRunner}, which encodes the replies into one
  * buffer, and hands that to the event loop for one write and one flush. A connection never has more than one task in
  * flight, so its replies leave in request order.
@@ -86,11 +86,7 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
     /** On the event loop. */
     private void schedule() {
         if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
-            if (headWrites()) {
-                submitAlone(workers.writes);
-            } else {
-                loopGroup.add(this);
-            }
+            loopGroup.add(this, headWrites());
         }
     }
 
@@ -113,11 +109,14 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /**
-     * On a worker: runs up to {@link #BATCH} queued requests, stopping before the first write when
-     * {@code readsOnly}; returns the event-loop task that writes the replies, or null.
-     */
+    /** On a worker: runs what is queued ({@link #take}, {@link #run}); returns the write task, or null. */
     Runnable runBatch(boolean readsOnly) {
+        List<RespRequest> batch = take(readsOnly);
+        return batch.isEmpty() ? null : run(batch);
+    }
+
+    /** On a worker: up to {@link #BATCH} queued requests, stopping before the first write when {@code readsOnly}. */
+    List<RespRequest> take(boolean readsOnly) {
         List<RespRequest> batch = new ArrayList<>(Math.min(BATCH, Math.max(1, pending.get())));
         RespRequest r;
         while (batch.size() < BATCH && (r = queue.peek()) != null && !(readsOnly && r.writes())) {
@@ -127,10 +126,12 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
             }
             batch.add(r);
         }
-        if (batch.isEmpty()) {
-            return null;
-        }
-        ByteBuf replies = ctx.alloc().directBuffer(batch.size() * (state.valueSizeHint + 16));
+        return batch;
+    }
+
+    /** On a worker: runs {@code batch} (and releases it); returns the event-loop task that writes the replies. */
+    Runnable run(List<RespRequest> batch) {
+        ByteBuf replies = newReplyBuffer(batch.size());
         boolean close;
         try {
             close = runner.run(batch, replies, state);
@@ -138,11 +139,37 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
             replies.release();
             throw e;
         }
-        int answered = batch.size();
         if (close) {
             scheduledClose = true;
         }
+        int answered = batch.size();
         return () -> write(replies, answered, close);
+    }
+
+    /** The event-loop task writing {@code replies}, encoded elsewhere, for {@code answered} requests. */
+    Runnable written(ByteBuf replies, int answered) {
+        return () -> write(replies, answered, false);
+    }
+
+    ByteBuf newReplyBuffer(int requests) {
+        return ctx.alloc().directBuffer(Math.max(64, requests * (state.valueSizeHint + 16)));
+    }
+
+    ConnectionState state() {
+        return state;
+    }
+
+    /** On a worker: runs an already taken batch as a task of its own on the write pool. */
+    void runAlone(List<RespRequest> batch) {
+        try {
+            workers.writes.execute(() -> {
+                ctx.executor().execute(run(batch));
+                finished();
+            });
+        } catch (RejectedExecutionException e) {
+            batch.forEach(RespRequest::release);
+            abandon();
+        }
     }
 
     /** On a worker, after the batch's write task was handed to the event loop: schedules what came since. */

@@ -55,7 +55,7 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("array", new RedisArrayAggregator());
         p.addLast("command", new RespCommandDecoder());
         ReadyConnections group = groups.computeIfAbsent(channel.eventLoop(),
-                loop -> new ReadyConnections(loop, workers.reads));
+                loop -> new ReadyConnections(loop, workers, runner));
         p.addLast("dispatch", new RespDispatcher(runner, workers, group, limits.maxPipelined(),
                 new ConnectionState(connectionIds.incrementAndGet())));
     }

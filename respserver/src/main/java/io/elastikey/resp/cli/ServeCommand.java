@@ -37,8 +37,8 @@ public final class ServeCommand implements Callable<Integer> {
             + "more when most reads go to disk).")
     Integer readWorkers;
 
-    @Option(names = "--event-loops", defaultValue = "1", description = "Network threads (default: ${DEFAULT-VALUE}).")
-    int eventLoops;
+    @Option(names = "--event-loops", description = "Network threads (default: the number of CPUs).")
+    Integer eventLoops;
 
     @Override
     public Integer call() throws Exception {
@@ -52,7 +52,8 @@ public final class ServeCommand implements Callable<Integer> {
         limits.validate();
         RespServer server;
         try {
-            server = RespServer.start(elastic, address, limits, eventLoops);
+            server = RespServer.start(elastic, address, limits,
+                    eventLoops != null ? eventLoops : Runtime.getRuntime().availableProcessors());
         } catch (InterruptedException | RuntimeException e) {
             elastic.close();
             throw e;
