@@ -33,11 +33,11 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Threads running writes, which park until their fsync (default: ${DEFAULT-VALUE}).")
     int workers;
 
-    @Option(names = "--read-workers", description = "Threads running reads (default: the number of CPUs, at least 2; "
+    @Option(names = "--read-workers", description = "Threads running reads (default: half the CPUs, at least 1; "
             + "more when most reads go to disk).")
     Integer readWorkers;
 
-    @Option(names = "--event-loops", description = "Network threads (default: the number of CPUs).")
+    @Option(names = "--event-loops", description = "Network threads (default: half the CPUs, at least 1).")
     Integer eventLoops;
 
     @Override
@@ -53,7 +53,7 @@ public final class ServeCommand implements Callable<Integer> {
         RespServer server;
         try {
             server = RespServer.start(elastic, address, limits,
-                    eventLoops != null ? eventLoops : Runtime.getRuntime().availableProcessors());
+                    eventLoops != null ? eventLoops : RespLimits.halfTheCpus());
         } catch (InterruptedException | RuntimeException e) {
             elastic.close();
             throw e;
