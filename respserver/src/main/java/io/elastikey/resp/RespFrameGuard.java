@@ -12,10 +12,10 @@ import io.netty.handler.codec.redis.LastBulkStringRedisContent;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * A command is a flat array of bulk strings, or an inline line. Netty's aggregators accept any
- * nesting and trust every declared length: {@code *1000000000} would make
- * {@code RedisArrayAggregator} allocate a list of a billion slots, and a bulk string may declare
- * 512 MB. This handler sees the decoder's parts before any aggregation and throws
+ * A command is a flat array of bulk strings, or an inline line. Netty's bulk-string aggregator
+ * trusts every declared length (up to 512 MB in Netty 4.1), and its array aggregator, though
+ * bounded here too ({@code RedisArrayAggregator(maxElements, 1)}), knows nothing of total size or
+ * element types. This handler sees the decoder's parts before any aggregation and throws
  * {@link RespProtocolException} for an array longer than {@link RespLimits#maxArrayLength}, a nested
  * array, a null or oversized bulk string, a command whose strings add up to more than
  * {@link RespLimits#maxRequestBytes}, or any other type where a command must be. After the first

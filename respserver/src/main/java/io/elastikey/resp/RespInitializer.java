@@ -52,7 +52,7 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
         p.addLast("decoder", new RedisDecoder(limits.maxInlineBytes(), FixedRedisMessagePool.INSTANCE, true));
         p.addLast("guard", new RespFrameGuard(limits));
         p.addLast("bulk", new RedisBulkStringAggregator());
-        p.addLast("array", new RedisArrayAggregator());
+        p.addLast("array", new RedisArrayAggregator(limits.maxArrayLength(), 1)); // limits as the guard: flat arrays
         p.addLast("command", new RespCommandDecoder());
         ReadyConnections group = groups.computeIfAbsent(channel.eventLoop(),
                 loop -> new ReadyConnections(loop, workers, runner));

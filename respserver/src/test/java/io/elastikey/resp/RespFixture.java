@@ -9,6 +9,11 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 
 final class RespFixture implements AutoCloseable {
+    static {
+        // Every buffer tracked: a leaked request or reply shows as a "LEAK:" error in the test output.
+        io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.PARANOID);
+    }
+
     final ElasticStore store;
     final RespServer server;
 
