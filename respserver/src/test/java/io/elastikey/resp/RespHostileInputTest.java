@@ -167,6 +167,16 @@ class RespHostileInputTest {
     }
 
     @Test
+    void idleConnectionIsClosed() throws Exception {
+        try (RespFixture quick = new RespFixture(dir.resolve("idle"),
+                RespLimits.defaults(1024).withIdleTimeout(java.time.Duration.ofMillis(200)));
+             RawClient c = quick.client()) {
+            assertThat(c.call("PING")).isEqualTo("PONG");
+            assertThat(c.closedByServer()).isTrue(); // blocks until the server closes: no timing asserted
+        }
+    }
+
+    @Test
     void connectionLimitRefusesTheExtraConnection() throws Exception {
         try (RespFixture small = new RespFixture(dir.resolve("limit"),
                 RespLimits.defaults(1024).withMaxConnections(1));
