@@ -41,7 +41,7 @@ final class Replies {
         return new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8)));
     }
 
-    /** An array of bulk strings; {@code pairs} alternate names and values for map-like replies. */
+    /** An array of bulk strings (for map-like replies: names and values alternating). */
     static RedisMessage bulkArray(List<String> items) {
         List<RedisMessage> children = new ArrayList<>(items.size());
         for (String s : items) {
