@@ -14,6 +14,7 @@ import io.elastikey.perf.handshake.HandshakeLoadGenerator;
 import io.elastikey.perf.handshake.LocalKeyEdgeCommand;
 import io.elastikey.perf.ski.SkiLoadGenerator;
 import io.elastikey.perf.store.OpenLoopGet;
+import io.elastikey.resp.cli.StoreCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -23,7 +24,7 @@ import picocli.CommandLine.Command;
         versionProvider = Version.class,
         description = "Key-server suite for split TLS at the network edge.",
         subcommands = {SuiteDemo.class, StoreDemo.class, KeyServerCommand.class, EdgeCommand.class, OriginCommand.class,
-                PkiCommand.class, CommandLine.HelpCommand.class},
+                PkiCommand.class, StoreCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "./elastikey test runs every test (handled by the launcher script, not by this program)."})
 public final class Main implements Runnable {
 

@@ -1,0 +1,62 @@
+// Command -- the commands a RespServer knows, found by name without allocating.
+package io.elastikey.resp;
+
+import io.netty.buffer.ByteBuf;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A known command and its arity in Redis's convention: {@code arity > 0} is an exact argument
+ * count including the name, {@code arity < 0} a minimum of {@code -arity}.
+ */
+enum Command {
+    PING(-1), ECHO(2), GET(2), SET(-3), DEL(-2), EXISTS(-2), MGET(-2), DBSIZE(1), INFO(-1),
+    CONFIG(-2), COMMAND(-1), QUIT(-1), SELECT(2), CLIENT(-2), HELLO(-1),
+    ELASTIC_RESIZE("ELASTIC.RESIZE", 2), ELASTIC_STATS("ELASTIC.STATS", 1);
+
+    private static final Command[] ALL = values();
+
+    final String wireName;
+    private final byte[] upper;
+    final int arity;
+
+    Command(int arity) {
+        this(null, arity);
+    }
+
+    Command(String wireName, int arity) {
+        this.wireName = wireName != null ? wireName : name();
+        this.upper = this.wireName.getBytes(StandardCharsets.US_ASCII);
+        this.arity = arity;
+    }
+
+    /** The command named by the readable bytes of {@code name}, any case; null when unknown. */
+    static Command lookup(ByteBuf name) {
+        int n = name.readableBytes();
+        int start = name.readerIndex();
+        for (Command c : ALL) {
+            if (c.upper.length == n && matches(c.upper, name, start)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static boolean matches(byte[] upper, ByteBuf name, int start) {
+        for (int i = 0; i < upper.length; i++) {
+            int b = name.getByte(start + i);
+            if (b >= 'a' && b <= 'z') {
+                b -= 'a' - 'A';
+            }
+            if (b != upper[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code argc} arguments (name included) fit this command's arity. */
+    boolean acceptsArgc(int argc) {
+        return arity > 0 ? argc == arity : argc >= -arity;
+    }
+}

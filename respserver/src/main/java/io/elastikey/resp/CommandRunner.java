@@ -1,0 +1,188 @@
+// CommandRunner -- runs a batch of one connection's requests in order and collects the replies.
+package io.elastikey.resp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.redis.RedisMessage;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks arity, dispatches each request to {@link StoreCommands} or {@link ServerCommands}, and
+ * turns failures into error replies: a store error answers one command, it never closes the
+ * connection or escapes to the event loop.
+ *
+ * <p>Consecutive plain SETs of a batch go to the store as one {@code putAll}: one durability wait
+ * for the run instead of one per SET. Each still gets its {@code +OK} only after that wait, so a
+ * SET is answered only once it is as durable as the fsync policy promises; a GET after it in the
+ * same batch sees its value, because the store makes writes visible before they are durable.
+ */
+final class CommandRunner {
+    private final StoreCommands store;
+    private final ServerCommands server;
+
+    CommandRunner(StoreCommands store, ServerCommands server) {
+        this.store = store;
+        this.server = server;
+    }
+
+    /**
+     * Runs {@code batch}, appending one encoded reply per request to {@code out}, and releases every
+     * request. Returns true when the connection must close after these replies (QUIT, a protocol
+     * error); requests after that point are released unanswered.
+     */
+    boolean run(List<RespRequest> batch, ByteBuf out, ConnectionState conn) {
+        int i = 0;
+        try {
+            while (i < batch.size()) {
+                RespRequest r = batch.get(i);
+                if (StoreCommands.isPlainSet(r)) {
+                    int end = i + 1;
+                    while (end < batch.size() && StoreCommands.isPlainSet(batch.get(end))) {
+                        end++;
+                    }
+                    setRun(batch.subList(i, end), out);
+                    i = end;
+                    continue;
+                }
+                i++;
+                if (r.protocolError() != null) {
+                    ReplyEncoder.encode(Replies.error("ERR " + r.protocolError()), out);
+                    return true;
+                }
+                runOne(r, out, conn);
+                if (r.command() == Command.QUIT) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            for (RespRequest r : batch) {
+                r.release();
+            }
+        }
+    }
+
+    /**
+     * Runs several connections' batches of plain SETs as one putAll, appending each batch's
+     * replies to its buffer; releases every request. When an entry breaks a limit, each batch
+     * runs on its own so that only that SET is refused.
+     */
+    void runSetBatches(List<List<RespRequest>> batches, List<ByteBuf> outs, List<ConnectionState> conns) {
+        List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>();
+        for (List<RespRequest> batch : batches) {
+            for (RespRequest r : batch) {
+                entries.add(Map.entry(r.bytes(1), r.bytes(2)));
+            }
+        }
+        try {
+            store.putAll(entries);
+            for (int i = 0; i < batches.size(); i++) {
+                for (int k = 0; k < batches.get(i).size(); k++) {
+                    ReplyEncoder.ok(outs.get(i));
+                }
+                batches.get(i).forEach(RespRequest::release);
+            }
+        } catch (IllegalArgumentException e) {
+            for (int i = 0; i < batches.size(); i++) {
+                run(batches.get(i), outs.get(i), conns.get(i));
+            }
+        } catch (RuntimeException e) {
+            for (int i = 0; i < batches.size(); i++) {
+                for (int k = 0; k < batches.get(i).size(); k++) {
+                    ReplyEncoder.encode(StoreCommands.storeError(e), outs.get(i));
+                }
+                batches.get(i).forEach(RespRequest::release);
+            }
+        }
+    }
+
+    private void setRun(List<RespRequest> sets, ByteBuf out) {
+        if (sets.size() == 1) {
+            ReplyEncoder.encode(guarded(sets.get(0), store::set), out);
+            return;
+        }
+        List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>(sets.size());
+        for (RespRequest r : sets) {
+            entries.add(Map.entry(r.bytes(1), r.bytes(2)));
+        }
+        try {
+            store.putAll(entries);
+            for (int k = 0; k < sets.size(); k++) {
+                ReplyEncoder.ok(out);
+            }
+        } catch (IllegalArgumentException e) {
+            // putAll checks every entry before writing any: answer each SET on its own.
+            for (RespRequest r : sets) {
+                ReplyEncoder.encode(guarded(r, store::set), out);
+            }
+        } catch (RuntimeException e) {
+            for (int k = 0; k < sets.size(); k++) {
+                ReplyEncoder.encode(StoreCommands.storeError(e), out);
+            }
+        }
+    }
+
+    private void runOne(RespRequest r, ByteBuf out, ConnectionState conn) {
+        Command c = r.command();
+        if (c == null) {
+            ReplyEncoder.encode(unknown(r), out);
+            return;
+        }
+        if (!c.acceptsArgc(r.argc())) {
+            ReplyEncoder.encode(Replies.wrongArity(c), out);
+            return;
+        }
+        try {
+            switch (c) {
+                case GET -> store.get(r, out, conn);
+                case MGET -> store.mget(r, out, conn);
+                default -> ReplyEncoder.encode(reply(c, r, conn), out);
+            }
+        } catch (RuntimeException e) {
+            ReplyEncoder.encode(StoreCommands.storeError(e), out);
+        }
+    }
+
+    private RedisMessage reply(Command c, RespRequest r, ConnectionState conn) {
+        return switch (c) {
+            case SET -> store.set(r);
+            case DEL -> store.del(r);
+            case EXISTS -> store.exists(r);
+            case DBSIZE -> store.dbsize();
+            case ELASTIC_RESIZE -> store.resize(r);
+            case ELASTIC_STATS -> store.stats();
+            default -> server.run(c, r, conn);
+        };
+    }
+
+    private static RedisMessage guarded(RespRequest r, java.util.function.Function<RespRequest, RedisMessage> f) {
+        try {
+            return f.apply(r);
+        } catch (RuntimeException e) {
+            return StoreCommands.storeError(e);
+        }
+    }
+
+    /** Redis 7's text: {@code ERR unknown command 'x', with args beginning with: 'a' 'b' }. */
+    static RedisMessage unknown(RespRequest r) {
+        StringBuilder args = new StringBuilder();
+        for (int i = 1; i < r.argc() && args.length() < 128; i++) {
+            String a = printable(r.text(i));
+            args.append('\'').append(a, 0, Math.min(a.length(), 128 - args.length())).append("' ");
+        }
+        String name = printable(r.text(0));
+        return Replies.error("ERR unknown command '" + name.substring(0, Math.min(128, name.length()))
+                + "', with args beginning with: " + args);
+    }
+
+    private static String printable(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            b.append(c < 0x20 || c == 0x7f ? ' ' : c);
+        }
+        return b.toString();
+    }
+}

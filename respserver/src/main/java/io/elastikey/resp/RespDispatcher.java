@@ -1,0 +1,241 @@
+// RespDispatcher -- runs a connection's commands off the event loop, in order, a pipelined burst per task.
+package io.elastikey.resp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The last inbound step. Store calls may block (a disk read, a write parked until its group
+ * fsync), so they never run on the event loop. Requests queue per connection; at the end of a
+ * socket read the connection is scheduled once, joining its loop's {@link ReadyConnections}: the
+ * connections of one loop turn whose next request reads go to a read worker as one task, those
+ * whose next request writes to a write worker. The task takes what is queued (a pipelined burst, up to
+ * {@link #BATCH}), runs it in order through {@link CommandRunner}, which encodes the replies into one
+ * buffer, and hands that to the event loop for one write and one flush. A connection never has more than one task in
+ * flight, so its replies leave in request order.
+ *
+ * <p>Back-pressure: the connection stops reading while {@link RespLimits#maxPipelined} requests
+ * wait for replies or while its outbound buffer is above the high-water mark.
+ *
+ * <p>A protocol error becomes a request of its own, so it is answered after every reply already
+ * due; then the connection closes.
+ */
+final class RespDispatcher extends ChannelInboundHandlerAdapter {
+    private static final int BATCH = 256;
+
+    private final CommandRunner runner;
+    private final Workers workers;
+    private final ReadyConnections loopGroup;
+    private final int maxPipelined;
+    private final ConnectionState state;
+    private final Queue<RespRequest> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final AtomicInteger pending = new AtomicInteger();
+    private ChannelHandlerContext ctx;
+    private boolean closing; // event loop only
+    private volatile boolean scheduledClose; // a batch ended with QUIT or a protocol error
+
+    RespDispatcher(CommandRunner runner, Workers workers, ReadyConnections loopGroup, int maxPipelined,
+                   ConnectionState state) {
+        this.runner = runner;
+        this.workers = workers;
+        this.loopGroup = loopGroup;
+        this.maxPipelined = maxPipelined;
+        this.state = state;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        RespRequest request = (RespRequest) msg;
+        if (closing) {
+            request.release();
+            return;
+        }
+        enqueue(request);
+    }
+
+    private void enqueue(RespRequest request) {
+        queue.add(request);
+        if (pending.incrementAndGet() >= maxPipelined) {
+            updateAutoRead();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        schedule();
+        ctx.fireChannelReadComplete();
+    }
+
+    /** On the event loop. */
+    private void schedule() {
+        if (!queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+            loopGroup.add(this, headWrites());
+        }
+    }
+
+    private boolean headWrites() {
+        RespRequest head = queue.peek();
+        return head != null && head.writes();
+    }
+
+    private void submitAlone(java.util.concurrent.Executor pool) {
+        try {
+            pool.execute(() -> {
+                Runnable write = runBatch(false);
+                if (write != null) {
+                    ctx.executor().execute(write);
+                }
+                finished();
+            });
+        } catch (RejectedExecutionException e) { // the server is shutting down
+            abandon();
+        }
+    }
+
+    /** On a worker: runs what is queued ({@link #take}, {@link #run}); returns the write task, or null. */
+    Runnable runBatch(boolean readsOnly) {
+        List<RespRequest> batch = take(readsOnly);
+        return batch.isEmpty() ? null : run(batch);
+    }
+
+    /** On a worker: up to {@link #BATCH} queued requests, stopping before the first write when {@code readsOnly}. */
+    List<RespRequest> take(boolean readsOnly) {
+        List<RespRequest> batch = new ArrayList<>(Math.min(BATCH, Math.max(1, pending.get())));
+        RespRequest r;
+        while (batch.size() < BATCH && (r = queue.peek()) != null && !(readsOnly && r.writes())) {
+            r = queue.poll(); // null only when the connection closed meanwhile and released the queue
+            if (r == null) {
+                break;
+            }
+            batch.add(r);
+        }
+        return batch;
+    }
+
+    /** On a worker: runs {@code batch} (and releases it); returns the event-loop task that writes the replies. */
+    Runnable run(List<RespRequest> batch) {
+        ByteBuf replies = newReplyBuffer(batch.size());
+        boolean close;
+        try {
+            close = runner.run(batch, replies, state);
+        } catch (RuntimeException | Error e) {
+            replies.release();
+            throw e;
+        }
+        if (close) {
+            scheduledClose = true;
+        }
+        int answered = batch.size();
+        return () -> write(replies, answered, close);
+    }
+
+    /** The event-loop task writing {@code replies}, encoded elsewhere, for {@code answered} requests. */
+    Runnable written(ByteBuf replies, int answered) {
+        return () -> write(replies, answered, false);
+    }
+
+    ByteBuf newReplyBuffer(int requests) {
+        return ctx.alloc().directBuffer(Math.max(64, requests * (state.valueSizeHint + 16)));
+    }
+
+    ConnectionState state() {
+        return state;
+    }
+
+    /** On a worker: runs an already taken batch as a task of its own on the write pool. */
+    void runAlone(List<RespRequest> batch) {
+        try {
+            workers.writes.execute(() -> {
+                ctx.executor().execute(run(batch));
+                finished();
+            });
+        } catch (RejectedExecutionException e) {
+            batch.forEach(RespRequest::release);
+            abandon();
+        }
+    }
+
+    /** On a worker, after the batch's write task was handed to the event loop: schedules what came since. */
+    void finished() {
+        scheduled.set(false);
+        if (!scheduledClose && !queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+            submitAlone(headWrites() ? workers.writes : workers.reads);
+        }
+    }
+
+    /** The pools refused the task: the server is stopping. */
+    void abandon() {
+        scheduled.set(false);
+        ctx.close();
+    }
+
+    private void write(ByteBuf replies, int answered, boolean close) {
+        pending.addAndGet(-answered);
+        if (close) {
+            closing = true;
+            ctx.writeAndFlush(replies).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        ctx.writeAndFlush(replies, ctx.voidPromise());
+        updateAutoRead();
+    }
+
+    private void updateAutoRead() {
+        boolean read = !closing && pending.get() < maxPipelined && ctx.channel().isWritable();
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        updateAutoRead();
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException || closing) {
+            ctx.close();
+            return;
+        }
+        String message = cause instanceof RespProtocolException ? cause.getMessage() : protocolMessage(cause);
+        enqueue(RespRequest.protocolError(message));
+        closing = true;
+        updateAutoRead();
+        schedule();
+    }
+
+    private static String protocolMessage(Throwable cause) {
+        Throwable root = cause.getCause() != null ? cause.getCause() : cause;
+        String detail = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        return "Protocol error: " + detail;
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closing = true;
+        RespRequest r;
+        while ((r = queue.poll()) != null) {
+            r.release();
+        }
+        ctx.fireChannelInactive();
+    }
+}

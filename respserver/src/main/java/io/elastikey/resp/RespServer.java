@@ -1,0 +1,93 @@
+// RespServer -- a KeyValueStore (normally an ElasticStore) served to Redis clients over a RESP2 subset.
+package io.elastikey.resp;
+
+import io.elastikey.protocol.net.ConnectionLimiter;
+import io.elastikey.protocol.net.Transports;
+import io.elastikey.store.KeyValueStore;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Serves a store to redis-cli, redis-benchmark and Redis client libraries: the commands of
+ * {@code docs/resp.md} over RESP2 on TCP. Event loops (epoll where available) only frame bytes
+ * and write replies; store calls run on a bounded pool of worker threads, one task at a time per
+ * connection (see {@link RespDispatcher}). The server does not own the store: closing the server
+ * leaves the store open.
+ */
+public final class RespServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RespServer.class);
+
+    private final Channel channel;
+    private final EventLoopGroup group;
+    private final Workers workers;
+    private final ConnectionLimiter limiter;
+
+    private RespServer(Channel channel, EventLoopGroup group, Workers workers, ConnectionLimiter limiter) {
+        this.channel = channel;
+        this.group = group;
+        this.workers = workers;
+        this.limiter = limiter;
+    }
+
+    /**
+     * Binds {@code address} (port 0: any free port) and starts serving {@code store}.
+     *
+     * @param eventLoops event-loop threads (1 is plenty on a small machine; they never block)
+     */
+    public static RespServer start(KeyValueStore store, InetSocketAddress address, RespLimits limits,
+                                   int eventLoops) throws InterruptedException {
+        limits.validate();
+        AtomicLong refused = new AtomicLong();
+        ConnectionLimiter limiter = new ConnectionLimiter(limits.maxConnections(), refused::incrementAndGet);
+        Workers workers = new Workers(limits.readThreads(), limits.workerThreads());
+        EventLoopGroup group = Transports.newGroup(eventLoops, true, "resp-io");
+        try {
+            AtomicInteger port = new AtomicInteger(address.getPort());
+            ServerCommands server = new ServerCommands(store, port::get, limiter::open);
+            CommandRunner runner = new CommandRunner(new StoreCommands(store), server);
+            Channel channel = new ServerBootstrap()
+                    .group(group)
+                    .channel(Transports.serverChannelFor(group))
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+                    .childHandler(new RespInitializer(limits, limiter, runner, workers))
+                    .bind(address).sync().channel();
+            port.set(((InetSocketAddress) channel.localAddress()).getPort());
+            LOG.info("RESP server on {} ({}, {} read and {} write threads)", channel.localAddress(),
+                    Transports.name(group), limits.readThreads(), limits.workerThreads());
+            return new RespServer(channel, group, workers, limiter);
+        } catch (InterruptedException | RuntimeException e) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            workers.shutdown(0);
+            throw e;
+        }
+    }
+
+    public InetSocketAddress address() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Connections open now. */
+    public int connections() {
+        return limiter.open();
+    }
+
+    /** Stops accepting, closes every connection and waits for running commands to finish. */
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdown(10);
+    }
+}

@@ -1,0 +1,194 @@
+// StoreCommands -- GET, SET, DEL, EXISTS, MGET, DBSIZE and the ELASTIC.* commands against the store.
+package io.elastikey.resp;
+
+import io.elastikey.store.KeyValueStore;
+import io.elastikey.store.StoreStats;
+import io.elastikey.store.elastic.ElasticStore;
+import io.elastikey.store.elastic.ResizeOperation;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.redis.RedisMessage;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The data commands. Runs on worker threads (the calls may block); thread-safe because the store
+ * is. A GET copies the value once, from the store straight into the batch's pooled direct reply
+ * buffer, which goes to the socket as is.
+ *
+ * <p>SET accepts {@code EX seconds} and {@code PX milliseconds} and ignores them: the store keeps
+ * no expiry. The other SET options (NX, XX, GET, KEEPTTL, EXAT, PXAT) are refused with an error
+ * naming the option rather than half done.
+ */
+final class StoreCommands {
+    private final KeyValueStore store;
+
+    StoreCommands(KeyValueStore store) {
+        this.store = store;
+    }
+
+    /** A SET with exactly a key and a value: the kind {@link CommandRunner} batches into one putAll. */
+    static boolean isPlainSet(RespRequest r) {
+        return r.command() == Command.SET && r.argc() == 3;
+    }
+
+    void putAll(List<Map.Entry<byte[], byte[]>> entries) {
+        store.putAll(entries);
+    }
+
+    /** Appends GET's reply to {@code out}. */
+    void get(RespRequest r, ByteBuf out, ConnectionState conn) {
+        read(r.bytes(1), out, conn);
+    }
+
+    /** Appends MGET's reply to {@code out}. */
+    void mget(RespRequest r, ByteBuf out, ConnectionState conn) {
+        int start = out.writerIndex();
+        try {
+            ReplyEncoder.header(out, '*', r.argc() - 1);
+            for (int i = 1; i < r.argc(); i++) {
+                read(r.bytes(i), out, conn);
+            }
+        } catch (RuntimeException e) {
+            out.writerIndex(start); // no half reply: the caller answers with an error instead
+            throw e;
+        }
+    }
+
+    /**
+     * Appends {@code $<n>\r\n<value>\r\n} (or the null bulk string) to {@code out}, copying the
+     * value from the store straight into place. The header's length depends on the value's, which
+     * is known only after the read: the value goes where a header for the last size read on this
+     * connection would end, and moves in the rare case the size has a different number of digits.
+     */
+    private void read(byte[] key, ByteBuf out, ConnectionState conn) {
+        int expected = conn.valueSizeHint;
+        while (true) {
+            int headerLen = 3 + ReplyEncoder.digits(expected);
+            out.ensureWritable(headerLen + expected + 2);
+            int start = out.writerIndex();
+            int room = out.capacity() - start - headerLen - 2;
+            int n = store.get(key, out.internalNioBuffer(start + headerLen, room));
+            if (n == KeyValueStore.NOT_FOUND) {
+                ReplyEncoder.nullBulk(out);
+                return;
+            }
+            if (n > room) {
+                expected = n; // nothing was copied: make room and read again
+                continue;
+            }
+            int actualHeader = 3 + ReplyEncoder.digits(n);
+            if (actualHeader != headerLen) {
+                byte[] value = new byte[n];
+                out.getBytes(start + headerLen, value);
+                out.setBytes(start + actualHeader, value);
+            }
+            ReplyEncoder.header(out, '$', n);
+            out.writerIndex(start + actualHeader + n);
+            ReplyEncoder.crlf(out);
+            conn.valueSizeHint = Math.max(n, 16);
+            return;
+        }
+    }
+
+    RedisMessage set(RespRequest r) {
+        for (int i = 3; i < r.argc(); i++) {
+            if (r.is(i, "EX") || r.is(i, "PX")) {
+                if (i + 1 >= r.argc() || !positiveInteger(r.text(i + 1))) {
+                    return i + 1 >= r.argc() ? Replies.error("ERR syntax error")
+                            : Replies.error("ERR invalid expire time in 'set' command");
+                }
+                i++;
+            } else if (r.is(i, "NX") || r.is(i, "XX") || r.is(i, "GET") || r.is(i, "KEEPTTL")
+                    || r.is(i, "EXAT") || r.is(i, "PXAT")) {
+                return Replies.error("ERR SET option '" + r.text(i).toUpperCase(java.util.Locale.ROOT)
+                        + "' is not supported by this server (no conditional writes, no expiry)");
+            } else {
+                return Replies.error("ERR syntax error");
+            }
+        }
+        store.put(r.bytes(1), r.bytes(2));
+        return Replies.OK;
+    }
+
+    private static boolean positiveInteger(String s) {
+        try {
+            return Long.parseLong(s) > 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    RedisMessage del(RespRequest r) {
+        long n = 0;
+        for (int i = 1; i < r.argc(); i++) {
+            if (store.delete(r.bytes(i))) {
+                n++;
+            }
+        }
+        return Replies.integer(n);
+    }
+
+    RedisMessage exists(RespRequest r) {
+        long n = 0;
+        for (int i = 1; i < r.argc(); i++) {
+            if (store.contains(r.bytes(i))) {
+                n++;
+            }
+        }
+        return Replies.integer(n);
+    }
+
+    RedisMessage dbsize() {
+        return Replies.integer(store.size());
+    }
+
+    RedisMessage resize(RespRequest r) {
+        if (!(store instanceof ElasticStore elastic)) {
+            return Replies.error("ERR ELASTIC.RESIZE needs an ElasticStore");
+        }
+        long bytes;
+        try {
+            bytes = Long.parseLong(r.text(1));
+        } catch (NumberFormatException e) {
+            return Replies.error("ERR value is not an integer or out of range");
+        }
+        elastic.resize(bytes);
+        return Replies.OK;
+    }
+
+    RedisMessage stats() {
+        StoreStats s = store.stats();
+        StringBuilder b = new StringBuilder(512);
+        line(b, "entries", s.entries());
+        line(b, "disk_bytes", s.diskBytes());
+        line(b, "memory_entries", s.memoryEntries());
+        line(b, "memory_bytes", s.memoryBytes());
+        line(b, "memory_budget_bytes", s.memoryBudgetBytes());
+        line(b, "hits", s.hits());
+        line(b, "misses", s.misses());
+        b.append("hit_ratio:").append(String.format(java.util.Locale.ROOT, "%.4f", s.hitRatio())).append("\r\n");
+        if (s.lookupLatencyNanos() != null && s.lookupLatencyNanos().getTotalCount() > 0) {
+            line(b, "lookup_p50_us", s.lookupLatencyNanos().getValueAtPercentile(50) / 1000);
+            line(b, "lookup_p99_us", s.lookupLatencyNanos().getValueAtPercentile(99) / 1000);
+            line(b, "lookup_max_us", s.lookupLatencyNanos().getMaxValue() / 1000);
+        }
+        if (store instanceof ElasticStore elastic && elastic.lastResize() != null) {
+            ResizeOperation op = elastic.lastResize();
+            b.append("resize_state:").append(op.state()).append("\r\n");
+            line(b, "resize_target_bytes", op.targetBytes());
+            line(b, "resize_entries_moved", op.entriesMoved());
+        }
+        return Replies.bulk(b.toString());
+    }
+
+    private static void line(StringBuilder b, String name, long value) {
+        b.append(name).append(':').append(value).append("\r\n");
+    }
+
+    /** The error reply for a failed store call: the limit's message, or the store's. */
+    static RedisMessage storeError(RuntimeException e) {
+        String m = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        return Replies.error(e instanceof IllegalArgumentException ? "ERR " + m : "ERR store: " + m);
+    }
+}

@@ -1,0 +1,86 @@
+// ServeCommand -- `elastikey store serve`: an ElasticStore behind a RESP server until SIGTERM or Ctrl-C.
+package io.elastikey.resp.cli;
+
+import io.elastikey.resp.RespLimits;
+import io.elastikey.resp.RespServer;
+import io.elastikey.store.elastic.ElasticStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** Opens the store, serves it, and on SIGTERM closes the server then the store (a clean checkpoint). */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Serve an ElasticStore to redis-cli, redis-benchmark and Redis clients (a RESP2 subset).")
+public final class ServeCommand implements Callable<Integer> {
+    @Mixin
+    StoreOptions store;
+
+    @Option(names = "--resp", defaultValue = "127.0.0.1:6380", description = "HOST:PORT to listen on (default: ${DEFAULT-VALUE}).")
+    String listen;
+
+    @Option(names = "--max-connections", defaultValue = "10000", description = "Open connections at most (default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
+    @Option(names = "--idle-timeout", defaultValue = "300", description = "Seconds before an idle connection is closed; 0: never (default: ${DEFAULT-VALUE}).")
+    long idleSeconds;
+
+    @Option(names = "--workers", defaultValue = "64",
+            description = "Threads running writes, which park until their fsync (default: ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--read-workers", description = "Threads running reads (default: half the CPUs, at least 1; "
+            + "more when most reads go to disk).")
+    Integer readWorkers;
+
+    @Option(names = "--event-loops", description = "Network threads (default: half the CPUs, at least 1).")
+    Integer eventLoops;
+
+    @Override
+    public Integer call() throws Exception {
+        InetSocketAddress address = hostPort(listen);
+        ElasticStore elastic = ElasticStore.open(store.config());
+        RespLimits limits = RespLimits.defaults(elastic.maxValueSize()).withMaxConnections(maxConnections)
+                .withIdleTimeout(Duration.ofSeconds(idleSeconds)).withWorkerThreads(workers);
+        if (readWorkers != null) {
+            limits = limits.withReadThreads(readWorkers);
+        }
+        limits.validate();
+        RespServer server;
+        try {
+            server = RespServer.start(elastic, address, limits,
+                    eventLoops != null ? eventLoops : RespLimits.halfTheCpus());
+        } catch (InterruptedException | RuntimeException e) {
+            elastic.close();
+            throw e;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            elastic.close();
+            stopped.countDown();
+        }, "resp-shutdown"));
+        System.out.printf("RESP server ready on %s:%d (%,d keys, memory budget %s, fsync %s)%n",
+                server.address().getHostString(), server.address().getPort(), elastic.size(), store.memory,
+                store.fsync);
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    static InetSocketAddress hostPort(String s) {
+        int colon = s.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("expected HOST:PORT, got '" + s + "'");
+        }
+        try {
+            return new InetSocketAddress(s.substring(0, colon), Integer.parseInt(s.substring(colon + 1)));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected HOST:PORT, got '" + s + "'");
+        }
+    }
+}

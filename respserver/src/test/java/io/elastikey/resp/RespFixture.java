@@ -1,0 +1,48 @@
+// RespFixture -- a RespServer over an ElasticStore in a temporary directory, on a free loopback port.
+package io.elastikey.resp;
+
+import io.elastikey.store.elastic.ElasticStore;
+import io.elastikey.store.elastic.ElasticStoreConfig;
+import io.elastikey.store.elastic.FsyncPolicy;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+
+final class RespFixture implements AutoCloseable {
+    static {
+        // Every buffer tracked: a leaked request or reply shows as a "LEAK:" error in the test output.
+        io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.PARANOID);
+    }
+
+    final ElasticStore store;
+    final RespServer server;
+
+    RespFixture(Path dir) throws InterruptedException {
+        this(dir, RespLimits.defaults(64 * 1024));
+    }
+
+    RespFixture(Path dir, RespLimits limits) throws InterruptedException {
+        store = ElasticStore.open(ElasticStoreConfig.builder(dir).memoryBudgetBytes(16 << 20)
+                .fsyncPolicy(FsyncPolicy.GROUP).maxValueSize(limits.maxBulkBytes()).indexCapacity(64 * 1024)
+                .segmentSizeBytes(8 << 20).build());
+        server = RespServer.start(store, new InetSocketAddress("127.0.0.1", 0), limits, 1);
+    }
+
+    InetSocketAddress address() {
+        return server.address();
+    }
+
+    int port() {
+        return server.address().getPort();
+    }
+
+    RawClient client() throws java.io.IOException {
+        return new RawClient(address());
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        store.close();
+    }
+}
