@@ -10,6 +10,7 @@ import io.elastikey.launcher.cli.ProgressBar;
 import io.elastikey.launcher.demo.StoreDemo;
 import io.elastikey.launcher.demo.SuiteDemo;
 import io.elastikey.perf.Benchmarks;
+import io.elastikey.perf.governor.GovernorTimeline;
 import io.elastikey.perf.handshake.HandshakeLoadGenerator;
 import io.elastikey.perf.handshake.LocalKeyEdgeCommand;
 import io.elastikey.perf.ski.SkiLoadGenerator;
@@ -44,6 +45,7 @@ public final class Main implements Runnable {
         cl.addSubcommand("edge-local-keys", new LocalKeyEdgeCommand());
         cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand())
                 .addSubcommand("store", new OpenLoopGet())
+                .addSubcommand("governor", new GovernorTimeline())
                 .addSubcommand("ski", new SkiLoadGenerator())
                 .addSubcommand("handshake", new HandshakeLoadGenerator()));
         return cl.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(Main::reportFailure);

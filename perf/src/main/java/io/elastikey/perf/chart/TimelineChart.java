@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import javax.imageio.ImageIO;
 
 /**
@@ -22,7 +23,9 @@ import javax.imageio.ImageIO;
  * do not share an axis (requests/s, MiB, a ratio, milliseconds).
  *
  * <p>The CSV's first column is the time in seconds; every other column is one series, named by its header.
- * Empty cells are gaps in the line.
+ * Empty cells are gaps in the line. A panel's scale starts at 0 unless the caller gives the column another
+ * {@link Scale}: {@link Scale#FIT} for a ratio that moves between 0.9 and 1, {@link Scale#LOG} for a latency whose
+ * tail spans decades. Each title line ({@code \n} separates them) takes {@value #TITLE_LINE} more pixels.
  */
 public final class TimelineChart {
     static final int WIDTH = 1200;
@@ -31,18 +34,34 @@ public final class TimelineChart {
     static final int RIGHT = 30;
     static final int TOP = 40;
     static final int BOTTOM = 45;
+    static final int TITLE_LINE = 20;
     static final Color BACKGROUND = Color.WHITE;
     private static final Color[] LINES = {
         new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd), new Color(0xff7f0e),
     };
 
+    /** How a panel maps values to heights. */
+    public enum Scale {
+        /** Linear from 0 (or the minimum, if negative) to the maximum: the default. */
+        FROM_ZERO,
+        /** Linear from the minimum to the maximum. */
+        FIT,
+        /** Logarithmic between the powers of ten around the positive values; values <= 0 are gaps. */
+        LOG
+    }
+
     private TimelineChart() {
     }
 
-    /** Reads {@code csv} and writes the chart titled {@code title} to {@code png}. */
+    /** Reads {@code csv} and writes the chart titled {@code title} to {@code png}, every panel from zero. */
     public static void render(Path csv, String title, Path png) throws IOException {
+        render(csv, title, png, Map.of());
+    }
+
+    /** As {@link #render(Path, String, Path)}, with a scale per column name; columns not named start at zero. */
+    public static void render(Path csv, String title, Path png, Map<String, Scale> scales) throws IOException {
         TimeSeries series = TimeSeries.read(csv);
-        BufferedImage image = draw(series, title);
+        BufferedImage image = draw(series, title, scales);
         Path tmp = png.resolveSibling(png.getFileName() + ".tmp");
         if (!ImageIO.write(image, "png", tmp.toFile())) {
             throw new IOException("no PNG writer in this JVM");
@@ -51,9 +70,11 @@ public final class TimelineChart {
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
-    static BufferedImage draw(TimeSeries series, String title) {
+    static BufferedImage draw(TimeSeries series, String title, Map<String, Scale> scales) {
         int panels = series.names().size();
-        int height = TOP + panels * PANEL_HEIGHT + BOTTOM;
+        String[] titleLines = title.split("\n");
+        int top = TOP + (titleLines.length - 1) * TITLE_LINE;
+        int height = top + panels * PANEL_HEIGHT + BOTTOM;
         BufferedImage image = new BufferedImage(WIDTH, height, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         try {
@@ -62,9 +83,12 @@ public final class TimelineChart {
             g.fillRect(0, 0, WIDTH, height);
             g.setColor(Color.BLACK);
             g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
-            g.drawString(title, LEFT, 25);
+            for (int i = 0; i < titleLines.length; i++) {
+                g.drawString(titleLines[i], LEFT, 25 + i * TITLE_LINE);
+            }
             for (int p = 0; p < panels; p++) {
-                drawPanel(g, series, p, TOP + p * PANEL_HEIGHT, p == panels - 1);
+                Scale scale = scales.getOrDefault(series.names().get(p), Scale.FROM_ZERO);
+                drawPanel(g, series, p, top + p * PANEL_HEIGHT, p == panels - 1, scale);
             }
         } finally {
             g.dispose();
@@ -73,39 +97,43 @@ public final class TimelineChart {
     }
 
     /** One series in the band starting at {@code y}: frame, min/max labels, the line, the name. */
-    private static void drawPanel(Graphics2D g, TimeSeries series, int index, int y, boolean last) {
+    private static void drawPanel(Graphics2D g, TimeSeries series, int index, int y, boolean last, Scale scale) {
         int plotTop = y + 18;
         int plotHeight = PANEL_HEIGHT - 30;
         int plotWidth = WIDTH - LEFT - RIGHT;
         double[] time = series.time();
-        double[] values = series.column(index);
+        double[] values = series.column(index).clone();
         double t0 = time.length == 0 ? 0 : time[0];
         double t1 = time.length == 0 ? 1 : Math.max(time[time.length - 1], t0 + 1e-9);
-        double lo = 0;
-        double hi = 0;
-        for (double v : values) {
-            if (!Double.isNaN(v)) {
-                lo = Math.min(lo, v);
-                hi = Math.max(hi, v);
+        if (scale == Scale.LOG) {
+            for (int i = 0; i < values.length; i++) {
+                values[i] = values[i] > 0 ? Math.log10(values[i]) : Double.NaN;
             }
         }
-        if (hi == lo) {
-            hi = lo + 1;
-        }
-        hi += (hi - lo) * 0.08;
+        double[] range = range(values, scale);
+        double lo = range[0];
+        double hi = range[1];
 
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         g.setColor(new Color(0xeeeeee));
-        for (int i = 1; i < 4; i++) {
-            int gy = plotTop + plotHeight * i / 4;
+        int gridLines = scale == Scale.LOG ? (int) Math.round(hi - lo) : 4;
+        for (int i = 1; i < gridLines; i++) {
+            int gy = plotTop + plotHeight * i / gridLines;
             g.drawLine(LEFT, gy, LEFT + plotWidth, gy);
         }
         g.setColor(Color.GRAY);
         g.drawRect(LEFT, plotTop, plotWidth, plotHeight);
         g.setColor(Color.BLACK);
-        g.drawString(series.names().get(index), LEFT + 4, y + 14);
-        g.drawString(label(hi), 8, plotTop + 10);
-        g.drawString(label(lo), 8, plotTop + plotHeight);
+        String suffix = scale == Scale.LOG ? " (log scale)" : scale == Scale.FIT ? " (scale not from 0)" : "";
+        g.drawString(series.names().get(index) + suffix, LEFT + 4, y + 14);
+        if (scale == Scale.LOG) {
+            for (int i = 0; i <= gridLines; i++) {
+                g.drawString(label(Math.pow(10, hi - i)), 8, plotTop + plotHeight * i / gridLines + (i == 0 ? 10 : 4));
+            }
+        } else {
+            g.drawString(label(hi), 8, plotTop + 10);
+            g.drawString(label(lo), 8, plotTop + plotHeight);
+        }
         if (last) {
             for (int i = 0; i <= 10; i++) {
                 double t = t0 + (t1 - t0) * i / 10;
@@ -133,6 +161,45 @@ public final class TimelineChart {
             prevX = x;
             prevY = yv;
         }
+    }
+
+    /**
+     * The panel's {lo, hi}: from zero with 8% headroom, the data's own span with 8% either side, or (for values
+     * already in log10) the whole decades around them.
+     */
+    static double[] range(double[] values, Scale scale) {
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = Double.NEGATIVE_INFINITY;
+        for (double v : values) {
+            if (!Double.isNaN(v)) {
+                lo = Math.min(lo, v);
+                hi = Math.max(hi, v);
+            }
+        }
+        if (lo > hi) { // no values
+            lo = 0;
+            hi = 0;
+        }
+        switch (scale) {
+            case LOG -> {
+                lo = Math.floor(lo);
+                hi = Math.max(Math.ceil(hi), lo + 1);
+            }
+            case FIT -> {
+                double pad = hi == lo ? Math.max(Math.abs(hi) * 0.08, 1) : (hi - lo) * 0.08;
+                lo -= pad;
+                hi += pad;
+            }
+            default -> {
+                lo = Math.min(lo, 0);
+                hi = Math.max(hi, 0);
+                if (hi == lo) {
+                    hi = lo + 1;
+                }
+                hi += (hi - lo) * 0.08;
+            }
+        }
+        return new double[] {lo, hi};
     }
 
     private static String label(double v) {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import javax.imageio.ImageIO;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,6 +45,31 @@ class TimelineChartTest {
             }
         }
         assertThat(redRows).isNotEmpty().allSatisfy(y -> assertThat(y).isBetween(expectedY - 2, expectedY + 2));
+    }
+
+    @Test
+    void aFittedScaleSpansTheDataAndALogScaleTheDecadesAroundIt() {
+        assertThat(TimelineChart.range(new double[] {0.9, Double.NaN, 1.0}, TimelineChart.Scale.FIT))
+                .containsExactly(new double[] {0.892, 1.008}, org.assertj.core.data.Offset.offset(1e-9));
+        // log10 of 0.12 ms .. 150 ms: the panel runs from 0.1 to 1000 ms, one grid line per decade
+        double[] logs = {Math.log10(0.12), Math.log10(150)};
+        assertThat(TimelineChart.range(logs, TimelineChart.Scale.LOG)).containsExactly(-1.0, 3.0);
+        assertThat(TimelineChart.range(new double[] {2, 5}, TimelineChart.Scale.FROM_ZERO))
+                .containsExactly(new double[] {0, 5.4}, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(TimelineChart.range(new double[] {Double.NaN}, TimelineChart.Scale.FROM_ZERO))
+                .containsExactly(0.0, 1.08);
+    }
+
+    @Test
+    void eachTitleLineAddsItsHeightAndALogPanelDropsValuesThatAreNotPositive() throws IOException {
+        Path csv = dir.resolve("t.csv");
+        Files.writeString(csv, "t_s,p99_ms\n0,0.1\n1,0\n2,100\n");
+        Path png = dir.resolve("t.png");
+
+        TimelineChart.render(csv, "first line\nsecond line", png, Map.of("p99_ms", TimelineChart.Scale.LOG));
+
+        assertThat(ImageIO.read(png.toFile()).getHeight()).isEqualTo(TimelineChart.TOP + TimelineChart.TITLE_LINE
+                + TimelineChart.PANEL_HEIGHT + TimelineChart.BOTTOM);
     }
 
     @Test

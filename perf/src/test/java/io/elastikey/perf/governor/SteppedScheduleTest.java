@@ -1,0 +1,46 @@
+package io.elastikey.perf.governor;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SteppedScheduleTest {
+
+    @Test
+    void everyRequestIsHandedOutOnceNeverBeforeItIsDueThenEachWorkerGetsTheEnd() throws Exception {
+        LoadSteps load = LoadSteps.parse("300x1,0x1,100x1");
+        SteppedSchedule schedule = new SteppedSchedule(load, 3);
+        ConcurrentLinkedQueue<Long> taken = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<Long> early = new ConcurrentLinkedQueue<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int w = 0; w < 3; w++) {
+            Thread t = new Thread(() -> {
+                try {
+                    for (long i = schedule.next(); i >= 0; i = schedule.next()) {
+                        if (System.nanoTime() < schedule.intendedStart(i)) {
+                            early.add(i);
+                        }
+                        taken.add(i);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            workers.add(t);
+            t.start();
+        }
+        Thread scheduler = new Thread(schedule);
+        scheduler.start();
+        scheduler.join();
+        for (Thread t : workers) {
+            t.join();
+        }
+
+        assertThat(taken).hasSize(400).doesNotHaveDuplicates().allSatisfy(i -> assertThat(i).isBetween(0L, 399L));
+        assertThat(early).isEmpty();
+    }
+}
