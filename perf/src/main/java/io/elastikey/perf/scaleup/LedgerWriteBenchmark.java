@@ -12,6 +12,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -32,8 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@link Ledger#write}, alone: the part of a grant-changing rescale that {@link RescaleRoundTripBenchmark}'s
- * {@code rescale-changed} case adds over {@code rescale-unchanged}. The write is the agent's own code: a temp file,
- * its fsync, a rename over the ledger and an fsync of the directory. Three clients' grants, the second one
+ * {@code rescale-changed} case adds over {@code rescale-unchanged}. The write is the agent's own code: a temp file
+ * renamed over the ledger, with ({@code power}) or without ({@code process}) an fsync of the file and the directory. Three clients' grants, the second one
  * alternating, as the agent writes after a change.
  *
  * <p>{@code overwriteAndFdatasync} is the floor any ledger kept durably on that disk would pay: the same bytes
@@ -52,6 +53,10 @@ public class LedgerWriteBenchmark {
     @Param("")
     String dir;
 
+    /** The agent's {@code --ledger-sync}: {@code power} fsyncs around the rename, {@code process} does not. */
+    @Param({"power", "process"})
+    String sync;
+
     private Path directory;
     private Ledger ledger;
     private final Map<String, Long> grants = new TreeMap<>(Map.of("edge", 256L, "keyserver", 1024L, "store", 100L));
@@ -63,7 +68,7 @@ public class LedgerWriteBenchmark {
     public void open() throws IOException {
         Path parent = dir.isEmpty() ? Path.of(System.getProperty("java.io.tmpdir")) : Path.of(dir);
         directory = Files.createTempDirectory(parent, "ledger-write");
-        ledger = new Ledger(directory.resolve("ledger.json"));
+        ledger = new Ledger(directory.resolve("ledger.json"), Ledger.Sync.valueOf(sync.toUpperCase(Locale.ROOT)));
         ledger.write(grants);
         bytes = ByteBuffer.wrap(Files.readAllBytes(ledger.file()));
         inPlace = FileChannel.open(directory.resolve("in-place.json"), StandardOpenOption.CREATE,

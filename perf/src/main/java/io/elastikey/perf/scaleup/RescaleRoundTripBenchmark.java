@@ -12,6 +12,7 @@ import io.elastikey.scaleup.ScaleUpException;
 import io.elastikey.scaleup.ScaleUpResponse;
 import io.elastikey.scaleup.agent.AgentConfig;
 import io.elastikey.scaleup.agent.ScaleUpAgent;
+import io.elastikey.scaleup.agent.ledger.Ledger;
 import io.elastikey.scaleup.jni.NativeScaleUpClient;
 import io.elastikey.scaleup.socket.SocketScaleUpClient;
 import java.io.IOException;
@@ -45,7 +46,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code status}: the grant, no decision;
  *   <li>{@code rescale-unchanged}: a rescale to the grant the client already holds: a decision, no ledger write;
  *   <li>{@code rescale-changed}: alternately 100 and 101 MiB, so every call changes the grant and the agent writes
- *       its ledger (temp file, fsync, rename, directory fsync) before it answers.
+ *       its ledger before it answers (temp file and rename; with {@code ledgerSync=power} an fsync of each too).
  * </ul>
  * One thread calls; the agent's event loop and decision thread share the machine's cores with it.
  */
@@ -66,6 +67,10 @@ public class RescaleRoundTripBenchmark {
     @Param({"status", "rescale-unchanged", "rescale-changed"})
     String call;
 
+    /** The agent's {@code --ledger-sync}: {@code process} (its default, no flush) or {@code power} (fsync). */
+    @Param({"process", "power"})
+    String ledgerSync;
+
     /** Where the agent's ledger directory is created; empty for {@code java.io.tmpdir}. */
     @Param("")
     String ledgerDir;
@@ -81,6 +86,7 @@ public class RescaleRoundTripBenchmark {
         Path parent = ledgerDir.isEmpty() ? Path.of(System.getProperty("java.io.tmpdir")) : Path.of(ledgerDir);
         dir = Files.createTempDirectory(parent, "rescale-rt");
         agent = ScaleUpAgent.start(AgentConfig.builder().socketPath(dir.resolve("a.sock"))
+                .ledgerSync(Ledger.Sync.valueOf(ledgerSync.toUpperCase(java.util.Locale.ROOT)))
                 .ledgerFile(dir.resolve("ledger.json")).poolMb(4096).build());
         Duration timeout = Duration.ofSeconds(5);
         c = switch (client) {

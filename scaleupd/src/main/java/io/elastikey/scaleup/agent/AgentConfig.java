@@ -1,6 +1,7 @@
 // AgentConfig -- every setting of scaleupd, validated once; the command line and tests build one.
 package io.elastikey.scaleup.agent;
 
+import io.elastikey.scaleup.agent.ledger.Ledger;
 import io.elastikey.scaleup.socket.SocketScaleUpClient;
 
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import java.util.Objects;
  * @param cgroupRoot for the cgroup actuator: where the cgroup file system is mounted
  * @param procRoot for the cgroup actuator: where {@code /proc} is mounted
  * @param ledgerFile where the grants are kept across restarts
+ * @param ledgerSync what a written ledger survives: the agent's death (default) or power loss too
  * @param hotplugDelay a pause per grant change, simulating memory hot-plug; zero for none
  * @param maxConnections connections open at once; one more is closed at accept
  * @param idleTimeout a connection with no request for this long is closed
@@ -29,7 +31,7 @@ import java.util.Objects;
  */
 public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits> clients, boolean knownClientsOnly,
                           ActuatorKind actuator, long cgroupBaseMb, Path cgroupRoot, Path procRoot, Path ledgerFile,
-                          Duration hotplugDelay, int maxConnections, Duration idleTimeout, int maxInFlight) {
+                          Ledger.Sync ledgerSync, Duration hotplugDelay, int maxConnections, Duration idleTimeout, int maxInFlight) {
 
     /** The actuators {@code --actuator} names. */
     public enum ActuatorKind { LEDGER, CGROUP }
@@ -66,6 +68,7 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
         private Path cgroupRoot = Path.of("/sys/fs/cgroup");
         private Path procRoot = Path.of("/proc");
         private Path ledgerFile = DEFAULT_LEDGER;
+        private Ledger.Sync ledgerSync = Ledger.Sync.PROCESS;
         private Duration hotplugDelay = Duration.ZERO;
         private int maxConnections = 1024;
         private Duration idleTimeout = Duration.ofSeconds(60);
@@ -120,6 +123,11 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
             return this;
         }
 
+        public Builder ledgerSync(Ledger.Sync sync) {
+            ledgerSync = sync;
+            return this;
+        }
+
         public Builder hotplugDelay(Duration d) {
             hotplugDelay = d;
             return this;
@@ -143,6 +151,7 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
         public AgentConfig build() {
             Objects.requireNonNull(socketPath, "socket path");
             Objects.requireNonNull(ledgerFile, "ledger file");
+            Objects.requireNonNull(ledgerSync, "ledger sync");
             Objects.requireNonNull(actuator, "actuator");
             check(poolMb > 0 && poolMb <= io.elastikey.scaleup.protocol.ProtocolLimits.MAX_MEMORY_MB,
                     "pool must be 1 MiB .. 2^40 MiB, got " + poolMb);
@@ -160,7 +169,7 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
             check(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idle timeout must be > 0");
             check(maxInFlight > 0, "max in-flight requests must be > 0");
             return new AgentConfig(socketPath.toAbsolutePath(), poolMb, clients, knownClientsOnly, actuator,
-                    cgroupBaseMb, cgroupRoot, procRoot, ledgerFile.toAbsolutePath(), hotplugDelay, maxConnections,
+                    cgroupBaseMb, cgroupRoot, procRoot, ledgerFile.toAbsolutePath(), ledgerSync, hotplugDelay, maxConnections,
                     idleTimeout, maxInFlight);
         }
 

@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Design. Netty's epoll transport serves the Unix socket because only it gives the peer's PID
  * ({@code SO_PEERCRED}), which the cgroup actuator needs; the JDK's Unix channels do not. I/O runs on one event loop
  * thread; decisions run on one more thread, so they are serialized by construction (concurrent clients cannot
- * over-commit the pool) and the ledger's fsync and the hot-plug delay never block I/O. The pipeline is one handler per
+ * over-commit the pool) and the ledger write and the hot-plug delay never block I/O. The pipeline is one handler per
  * step ({@link AgentInitializer} lists them). The rules of lending are in {@link MemoryPool}, the file format in
  * {@link Ledger}.
  *
@@ -79,7 +79,7 @@ public final class ScaleUpAgent implements AutoCloseable {
             throw new IllegalStateException("scaleupd needs Netty's epoll transport (Linux x86_64 or aarch64): "
                     + Epoll.unavailabilityCause());
         }
-        Ledger ledger = new Ledger(config.ledgerFile());
+        Ledger ledger = new Ledger(config.ledgerFile(), config.ledgerSync());
         Map<String, Long> restored = ledger.read();
         MemoryPool pool = new MemoryPool(config.poolMb(), config.clients().values(), restored);
         List<String> warnings = restoreReport(config, pool.snapshot(), ledger);

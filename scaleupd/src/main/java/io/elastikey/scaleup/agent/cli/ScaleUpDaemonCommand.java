@@ -1,6 +1,7 @@
 // ScaleUpDaemonCommand -- `scaleupd`: runs the scale-up agent until SIGINT or SIGTERM.
 package io.elastikey.scaleup.agent.cli;
 
+import io.elastikey.scaleup.agent.ledger.Ledger;
 import io.elastikey.scaleup.agent.AgentConfig;
 import io.elastikey.scaleup.agent.ClientLimits;
 import io.elastikey.scaleup.agent.ScaleUpAgent;
@@ -68,6 +69,12 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
     @Option(names = "--ledger", paramLabel = "FILE", description = "Ledger file (default: DATA/scaleupd/ledger.json).")
     Path ledger;
 
+    @Option(names = "--ledger-sync", paramLabel = "WHAT", defaultValue = "process",
+            converter = LedgerSyncConverter.class,
+            description = "What a grant change survives before it is answered: process (the agent's death; no disk "
+                    + "flush) or power (power loss too: fsync per change) (default: ${DEFAULT-VALUE}).")
+    Ledger.Sync ledgerSync;
+
     @Option(names = "--hotplug-delay", paramLabel = "DURATION", defaultValue = "0", converter = DurationConverter.class,
             description = "Simulated hot-plug time per grant change, like 20ms (default: ${DEFAULT-VALUE}).")
     Duration hotplugDelay;
@@ -83,6 +90,18 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
     @Option(names = "--max-in-flight", paramLabel = "N", defaultValue = "16",
             description = "Unanswered requests per connection; more get an error answer (default: ${DEFAULT-VALUE}).")
     int maxInFlight;
+
+    /** {@code process} or {@code power}, in any case. */
+    static final class LedgerSyncConverter implements CommandLine.ITypeConverter<Ledger.Sync> {
+        @Override
+        public Ledger.Sync convert(String value) {
+            try {
+                return Ledger.Sync.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException("--ledger-sync is process or power, not '" + value + "'");
+            }
+        }
+    }
 
     /** {@code ledger} or {@code cgroup}, in any case. */
     static final class ActuatorConverter implements CommandLine.ITypeConverter<AgentConfig.ActuatorKind> {
@@ -116,6 +135,7 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
                 .cgroupBaseMb(Sizes.parseMb(cgroupBase))
                 .cgroupRoots(cgroupRoot, procRoot)
                 .ledgerFile(ledger != null ? ledger : data.resolve("scaleupd").resolve("ledger.json"))
+                .ledgerSync(ledgerSync)
                 .hotplugDelay(hotplugDelay)
                 .maxConnections(maxConnections)
                 .idleTimeout(idleTimeout)

@@ -1,5 +1,6 @@
 package io.elastikey.scaleup.agent.cli;
 
+import io.elastikey.scaleup.agent.ledger.Ledger;
 import io.elastikey.scaleup.agent.AgentConfig;
 import io.elastikey.scaleup.agent.ClientLimits;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,7 @@ class ScaleUpDaemonCommandTest {
         assertThat(c.ledgerFile()).isEqualTo(Path.of("elastikey-data/scaleupd/ledger.json").toAbsolutePath());
         assertThat(c.cgroupBaseMb()).isEqualTo(512);
         assertThat(c.hotplugDelay()).isZero();
+        assertThat(c.ledgerSync()).isEqualTo(Ledger.Sync.PROCESS);
         assertThat(c.clients()).isEmpty();
         assertThat(c.limitsFor("anyone")).isEqualTo(new ClientLimits("anyone", 0, 4096));
     }
@@ -38,7 +40,7 @@ class ScaleUpDaemonCommandTest {
         AgentConfig c = parse("--socket", "/tmp/x.sock", "--pool", "8g", "--client", "keyserver:1g:6g",
                 "--client", "edge:0:512m", "--known-clients-only", "--actuator", "CGROUP", "--cgroup-base", "256m",
                 "--cgroup-root", "/fake/cg", "--proc-root", "/fake/proc", "--data", "/var/lib/ek",
-                "--hotplug-delay", "20ms", "--max-connections", "10", "--idle-timeout", "5s", "--max-in-flight", "2");
+                "--hotplug-delay", "20ms", "--max-connections", "10", "--idle-timeout", "5s", "--max-in-flight", "2", "--ledger-sync", "power");
         assertThat(c.socketPath()).isEqualTo(Path.of("/tmp/x.sock"));
         assertThat(c.poolMb()).isEqualTo(8192);
         assertThat(c.clients()).containsEntry("keyserver", new ClientLimits("keyserver", 1024, 6144))
@@ -52,6 +54,7 @@ class ScaleUpDaemonCommandTest {
         assertThat(c.maxConnections()).isEqualTo(10);
         assertThat(c.idleTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(c.maxInFlight()).isEqualTo(2);
+        assertThat(c.ledgerSync()).isEqualTo(Ledger.Sync.POWER);
     }
 
     @Test
@@ -64,6 +67,7 @@ class ScaleUpDaemonCommandTest {
                 .hasMessageContaining("minimums add up to 1200 MiB");
         assertThatThrownBy(() -> parse("--client", "a:0:1g", "--client", "a:0:1g")).hasMessageContaining("twice");
         assertThatThrownBy(() -> parse("--hotplug-delay", "soon")).hasMessageContaining("soon");
+        assertThatThrownBy(() -> parse("--ledger-sync", "disk")).hasMessageContaining("process or power");
     }
 
     @Test
@@ -72,6 +76,6 @@ class ScaleUpDaemonCommandTest {
         int code = new CommandLine(new ScaleUpDaemonCommand()).setOut(new PrintWriter(out)).execute("--help");
         assertThat(code).isZero();
         assertThat(out.toString()).contains("scaleupd", "--pool", "--client", "--actuator", "--ledger",
-                "--hotplug-delay", "--known-clients-only", "--cgroup-base", "--socket");
+                "--hotplug-delay", "--ledger-sync", "--known-clients-only", "--cgroup-base", "--socket");
     }
 }

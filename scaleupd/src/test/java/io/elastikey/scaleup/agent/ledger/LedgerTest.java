@@ -24,7 +24,7 @@ class LedgerTest {
 
     @Test
     void aMissingFileIsAnEmptyLedgerAndWritesRoundTrip() throws Exception {
-        Ledger ledger = new Ledger(dir.resolve("sub/ledger.json"));
+        Ledger ledger = new Ledger(dir.resolve("sub/ledger.json"), Ledger.Sync.POWER);
         assertThat(ledger.read()).isEmpty();
         ledger.write(Map.of("keyserver", 1024L, "edge", 1L));
         assertThat(ledger.read()).containsExactlyInAnyOrderEntriesOf(Map.of("keyserver", 1024L, "edge", 1L));
@@ -36,7 +36,7 @@ class LedgerTest {
 
     @Test
     void aStaleTempFileFromACrashIsIgnored() throws Exception {
-        Ledger ledger = new Ledger(dir.resolve("ledger.json"));
+        Ledger ledger = new Ledger(dir.resolve("ledger.json"), Ledger.Sync.PROCESS);
         ledger.write(Map.of("a", 5L));
         Files.writeString(dir.resolve("ledger.json.tmp"), "{\"format\":\"elastikey-scal");
         assertThat(ledger.read()).containsEntry("a", 5L);
@@ -60,7 +60,7 @@ class LedgerTest {
     void aCorruptLedgerIsAnErrorNamingTheFile(String content) throws Exception {
         Path file = dir.resolve("ledger.json");
         Files.writeString(file, content);
-        assertThatThrownBy(() -> new Ledger(file).read()).isInstanceOf(LedgerException.class)
+        assertThatThrownBy(() -> new Ledger(file, Ledger.Sync.POWER).read()).isInstanceOf(LedgerException.class)
                 .hasMessageContaining(file.toString()).hasMessageContaining("corrupt");
     }
 
@@ -78,7 +78,7 @@ class LedgerTest {
     @Test
     void aPoolShrunkBelowTheLedgersGrantsIsReportedAndGrowsAreDenied() throws Exception {
         Path file = dir.resolve("ledger.json");
-        new Ledger(file).write(Map.of("keyserver", 3000L, "edge", 500L));
+        new Ledger(file, Ledger.Sync.POWER).write(Map.of("keyserver", 3000L, "edge", 500L));
         AgentConfig config = AgentConfig.builder().socketPath(dir.resolve("a.sock")).ledgerFile(file)
                 .poolMb(2048).client(new ClientLimits("keyserver", 0, 2048)).knownClientsOnly(true).build();
         try (ScaleUpAgent agent = ScaleUpAgent.start(config);
