@@ -1,8 +1,6 @@
 // Command -- the commands a RespServer knows, found by name without allocating.
 package io.elastikey.resp;
 
-import io.netty.buffer.ByteBuf;
-
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -30,21 +28,19 @@ enum Command {
         this.arity = arity;
     }
 
-    /** The command named by the readable bytes of {@code name}, any case; null when unknown. */
-    static Command lookup(ByteBuf name) {
-        int n = name.readableBytes();
-        int start = name.readerIndex();
+    /** The command named {@code name}, any case; null when unknown. */
+    static Command lookup(byte[] name) {
         for (Command c : ALL) {
-            if (c.upper.length == n && matches(c.upper, name, start)) {
+            if (c.upper.length == name.length && matches(c.upper, name)) {
                 return c;
             }
         }
         return null;
     }
 
-    private static boolean matches(byte[] upper, ByteBuf name, int start) {
+    private static boolean matches(byte[] upper, byte[] name) {
         for (int i = 0; i < upper.length; i++) {
-            int b = name.getByte(start + i);
+            int b = name[i];
             if (b >= 'a' && b <= 'z') {
                 b -= 'a' - 'A';
             }
