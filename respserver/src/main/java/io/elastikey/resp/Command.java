@@ -1,6 +1,8 @@
 // Command -- the commands a RespServer knows, found by name without allocating.
 package io.elastikey.resp;
 
+import io.netty.buffer.ByteBuf;
+
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -15,7 +17,8 @@ enum Command {
     private static final Command[] ALL = values();
 
     final String wireName;
-    private final byte[] upper;
+    /** The name in capitals; shared, never written to. */
+    final byte[] upper;
     final int arity;
 
     Command(int arity) {
@@ -36,6 +39,29 @@ enum Command {
             }
         }
         return null;
+    }
+
+    /** The command named by {@code length} bytes of {@code buf} from {@code index}, any case; null when unknown. */
+    static Command lookup(ByteBuf buf, int index, int length) {
+        for (Command c : ALL) {
+            if (c.upper.length == length && matches(c.upper, buf, index)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static boolean matches(byte[] upper, ByteBuf buf, int index) {
+        for (int i = 0; i < upper.length; i++) {
+            int b = buf.getByte(index + i);
+            if (b >= 'a' && b <= 'z') {
+                b -= 'a' - 'A';
+            }
+            if (b != upper[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean matches(byte[] upper, byte[] name) {

@@ -14,7 +14,7 @@ final class RespRequest {
     private static final byte[][] NONE = new byte[0][];
 
     private final Command command;
-    private final byte[][] args;   // args[0] is the name as sent
+    private final byte[][] args;   // args[0] is the name: as sent, or the known command's capitals
     private final int argc;
     private final String protocolError;
 

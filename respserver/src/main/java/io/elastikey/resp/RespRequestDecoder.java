@@ -62,7 +62,7 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
     private boolean step(ByteBuf in, List<Object> out) {
         return switch (state) {
             case COMMAND -> decodeCommand(in, out);
-            case BULK_HEADER -> decodeBulkHeader(in);
+            case BULK_HEADER -> decodeBulkHeader(in, out);
             case BULK_BODY -> decodeBulkBody(in, out);
             case FAILED -> fail(in);
         };
@@ -101,7 +101,7 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         return true;
     }
 
-    private boolean decodeBulkHeader(ByteBuf in) {
+    private boolean decodeBulkHeader(ByteBuf in, List<Object> out) {
         byte type = in.getByte(in.readerIndex());
         if (type != '$') {
             throw new RespProtocolException("Protocol error: expected '$', got '" + printable(type) + "'");
@@ -118,9 +118,30 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
             throw new RespProtocolException("Protocol error: request larger than " + limits.maxRequestBytes()
                     + " bytes");
         }
+        if (argc == 0 && knownName(in, (int) n, out)) {
+            return true;
+        }
         bulk = new byte[(int) n];
         filled = 0;
         state = State.BULK_BODY;
+        return true;
+    }
+
+    /**
+     * A command name that has fully arrived and is known becomes the command's shared spelling
+     * instead of a copy: one allocation less per request.
+     */
+    private boolean knownName(ByteBuf in, int n, List<Object> out) {
+        int at = in.readerIndex();
+        if (in.readableBytes() < n + 2 || in.getByte(at + n) != '\r' || in.getByte(at + n + 1) != '\n') {
+            return false;
+        }
+        Command c = Command.lookup(in, at, n);
+        if (c == null) {
+            return false;
+        }
+        in.skipBytes(n + 2);
+        add(c.upper, out);
         return true;
     }
 
@@ -136,11 +157,17 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
             throw new RespProtocolException("Protocol error: bulk string without its CRLF");
         }
         in.skipBytes(2);
+        add(bulk, out);
+        bulk = null;
+        return true;
+    }
+
+    /** Adds an argument to the current command; emits the command when it was the last. */
+    private void add(byte[] arg, List<Object> out) {
         if (argc == args.length) {
             args = Arrays.copyOf(args, (int) Math.min(expected, 2L * args.length));
         }
-        args[argc++] = bulk;
-        bulk = null;
+        args[argc++] = arg;
         if (argc == expected) {
             out.add(RespRequest.of(args, argc));
             args = null;
@@ -148,7 +175,6 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         } else {
             state = State.BULK_HEADER;
         }
-        return true;
     }
 
     /**

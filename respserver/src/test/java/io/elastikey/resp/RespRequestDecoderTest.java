@@ -93,11 +93,12 @@ class RespRequestDecoderTest {
         EmbeddedChannel ch = channel(RespLimits.defaults(1024));
         StringBuilder wire = new StringBuilder();
         for (int i = 0; i < 100; i++) {
-            wire.append("*2\r\n$3\r\nGET\r\n$").append(String.valueOf(i).length()).append("\r\n").append(i).append("\r\n");
+            wire.append(i % 2 == 0 ? "*2\r\n$3\r\nGET\r\n$" : "*2\r\n$3\r\ngEt\r\n$").append(String.valueOf(i).length()).append("\r\n").append(i).append("\r\n");
         }
         ch.writeInbound(bytes(wire.toString()));
         for (int i = 0; i < 100; i++) {
             RespRequest r = ch.readInbound();
+            assertThat(r.command()).isEqualTo(Command.GET);
             assertThat(r.text(1)).isEqualTo(String.valueOf(i));
         }
         assertThat(ch.finish()).isFalse();
