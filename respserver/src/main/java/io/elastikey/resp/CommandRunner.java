@@ -107,14 +107,20 @@ final class CommandRunner {
         if (c == null || !c.acceptsArgc(r.argc())) {
             return false;
         }
-        return switch (c) {
-            case GET -> store.getFromMemory(r, out, conn);
-            case PING, ECHO -> {
-                ReplyEncoder.encode(server.run(c, r, conn), out);
-                yield true;
-            }
-            default -> false;
-        };
+        int start = out.writerIndex();
+        try {
+            return switch (c) {
+                case GET -> store.getFromMemory(r, out, conn);
+                case PING, ECHO -> {
+                    ReplyEncoder.encode(server.run(c, r, conn), out);
+                    yield true;
+                }
+                default -> false;
+            };
+        } catch (RuntimeException e) { // a closing store: the worker path answers it with its error
+            out.writerIndex(start);
+            return false;
+        }
     }
 
     private void setRun(List<RespRequest> sets, ByteBuf out) {

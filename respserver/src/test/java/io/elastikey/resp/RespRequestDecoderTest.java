@@ -93,7 +93,9 @@ class RespRequestDecoderTest {
         EmbeddedChannel ch = channel(RespLimits.defaults(1024));
         StringBuilder wire = new StringBuilder();
         for (int i = 0; i < 100; i++) {
-            wire.append(i % 2 == 0 ? "*2\r\n$3\r\nGET\r\n$" : "*2\r\n$3\r\ngEt\r\n$").append(String.valueOf(i).length()).append("\r\n").append(i).append("\r\n");
+            String key = String.valueOf(i);
+            wire.append(i % 2 == 0 ? "*2\r\n$3\r\nGET\r\n$" : "*2\r\n$3\r\ngEt\r\n$")
+                    .append(key.length()).append("\r\n").append(key).append("\r\n");
         }
         ch.writeInbound(bytes(wire.toString()));
         for (int i = 0; i < 100; i++) {
