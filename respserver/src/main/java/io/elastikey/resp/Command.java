@@ -17,7 +17,8 @@ enum Command {
     private static final Command[] ALL = values();
 
     final String wireName;
-    private final byte[] upper;
+    /** The name in capitals; shared, never written to. */
+    final byte[] upper;
     final int arity;
 
     Command(int arity) {
@@ -30,21 +31,42 @@ enum Command {
         this.arity = arity;
     }
 
-    /** The command named by the readable bytes of {@code name}, any case; null when unknown. */
-    static Command lookup(ByteBuf name) {
-        int n = name.readableBytes();
-        int start = name.readerIndex();
+    /** The command named {@code name}, any case; null when unknown. */
+    static Command lookup(byte[] name) {
         for (Command c : ALL) {
-            if (c.upper.length == n && matches(c.upper, name, start)) {
+            if (c.upper.length == name.length && matches(c.upper, name)) {
                 return c;
             }
         }
         return null;
     }
 
-    private static boolean matches(byte[] upper, ByteBuf name, int start) {
+    /** The command named by {@code length} bytes of {@code buf} from {@code index}, any case; null when unknown. */
+    static Command lookup(ByteBuf buf, int index, int length) {
+        for (Command c : ALL) {
+            if (c.upper.length == length && matches(c.upper, buf, index)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static boolean matches(byte[] upper, ByteBuf buf, int index) {
         for (int i = 0; i < upper.length; i++) {
-            int b = name.getByte(start + i);
+            int b = buf.getByte(index + i);
+            if (b >= 'a' && b <= 'z') {
+                b -= 'a' - 'A';
+            }
+            if (b != upper[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean matches(byte[] upper, byte[] name) {
+        for (int i = 0; i < upper.length; i++) {
+            int b = name[i];
             if (b >= 'a' && b <= 'z') {
                 b -= 'a' - 'A';
             }

@@ -28,45 +28,39 @@ final class CommandRunner {
     }
 
     /**
-     * Runs {@code batch}, appending one encoded reply per request to {@code out}, and releases every
-     * request. Returns true when the connection must close after these replies (QUIT, a protocol
-     * error); requests after that point are released unanswered.
+     * Runs {@code batch}, appending one encoded reply per request to {@code out}. Returns true when
+     * the connection must close after these replies (QUIT, a protocol error); requests after that
+     * point are dropped unanswered.
      */
     boolean run(List<RespRequest> batch, ByteBuf out, ConnectionState conn) {
         int i = 0;
-        try {
-            while (i < batch.size()) {
-                RespRequest r = batch.get(i);
-                if (StoreCommands.isPlainSet(r)) {
-                    int end = i + 1;
-                    while (end < batch.size() && StoreCommands.isPlainSet(batch.get(end))) {
-                        end++;
-                    }
-                    setRun(batch.subList(i, end), out);
-                    i = end;
-                    continue;
+        while (i < batch.size()) {
+            RespRequest r = batch.get(i);
+            if (StoreCommands.isPlainSet(r)) {
+                int end = i + 1;
+                while (end < batch.size() && StoreCommands.isPlainSet(batch.get(end))) {
+                    end++;
                 }
-                i++;
-                if (r.protocolError() != null) {
-                    ReplyEncoder.encode(Replies.error("ERR " + r.protocolError()), out);
-                    return true;
-                }
-                runOne(r, out, conn);
-                if (r.command() == Command.QUIT) {
-                    return true;
-                }
+                setRun(batch.subList(i, end), out);
+                i = end;
+                continue;
             }
-            return false;
-        } finally {
-            for (RespRequest r : batch) {
-                r.release();
+            i++;
+            if (r.protocolError() != null) {
+                ReplyEncoder.encode(Replies.error("ERR " + r.protocolError()), out);
+                return true;
+            }
+            runOne(r, out, conn);
+            if (r.command() == Command.QUIT) {
+                return true;
             }
         }
+        return false;
     }
 
     /**
      * Runs several connections' batches of plain SETs as one putAll, appending each batch's
-     * replies to its buffer; releases every request. When an entry breaks a limit, each batch
+     * replies to its buffer. When an entry breaks a limit, each batch
      * runs on its own so that only that SET is refused.
      */
     void runSetBatches(List<List<RespRequest>> batches, List<ByteBuf> outs, List<ConnectionState> conns) {
@@ -82,7 +76,6 @@ final class CommandRunner {
                 for (int k = 0; k < batches.get(i).size(); k++) {
                     ReplyEncoder.ok(outs.get(i));
                 }
-                batches.get(i).forEach(RespRequest::release);
             }
         } catch (IllegalArgumentException e) {
             for (int i = 0; i < batches.size(); i++) {
@@ -93,8 +86,40 @@ final class CommandRunner {
                 for (int k = 0; k < batches.get(i).size(); k++) {
                     ReplyEncoder.encode(StoreCommands.storeError(e), outs.get(i));
                 }
-                batches.get(i).forEach(RespRequest::release);
             }
+        }
+    }
+
+    /** Whether {@code r} is of a kind {@link #answerFromMemory} may answer: a test of the command alone. */
+    static boolean mayAnswerFromMemory(RespRequest r) {
+        Command c = r.command();
+        return c == Command.GET || c == Command.PING || c == Command.ECHO;
+    }
+
+    /**
+     * On the event loop: answers {@code r} into {@code out} if that can be done without blocking
+     * (GET of a value in the store's memory tier, PING, ECHO) and returns true; otherwise writes
+     * nothing and returns false, and the request goes to a worker. Counts a GET's lookup only when
+     * it answers it.
+     */
+    boolean answerFromMemory(RespRequest r, ByteBuf out, ConnectionState conn) {
+        Command c = r.command();
+        if (c == null || !c.acceptsArgc(r.argc())) {
+            return false;
+        }
+        int start = out.writerIndex();
+        try {
+            return switch (c) {
+                case GET -> store.getFromMemory(r, out, conn);
+                case PING, ECHO -> {
+                    ReplyEncoder.encode(server.run(c, r, conn), out);
+                    yield true;
+                }
+                default -> false;
+            };
+        } catch (RuntimeException e) { // a closing store: the worker path answers it with its error
+            out.writerIndex(start);
+            return false;
         }
     }
 

@@ -1,4 +1,4 @@
-// RespDispatcher -- runs a connection's commands off the event loop, in order, a pipelined burst per task.
+// RespDispatcher -- answers memory hits on the event loop, runs the rest off it, in order, a burst per task.
 package io.elastikey.resp;
 
 import io.netty.buffer.ByteBuf;
@@ -17,7 +17,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The last inbound step. Store calls may block (a disk read, a write parked until its group
- * fsync), so they never run on the event loop. Requests queue per connection; at the end of a
+ * fsync), so they never run on the event loop, with one exception: while the connection has
+ * nothing queued or in flight, a request that can be answered without blocking (a GET whose value
+ * is in the store's memory tier, PING, ECHO: {@link CommandRunner#answerFromMemory}) is answered
+ * right here, its reply encoded into one outbound buffer that is flushed once at the end of the
+ * socket read. The first request that cannot be answered so, and every request after it, take
+ * the worker path, so replies keep request order. Requests queue per connection; at the end of a
  * socket read the connection is scheduled once, joining its loop's {@link ReadyConnections}: the
  * connections of one loop turn whose next request reads go to a read worker as one task, those
  * whose next request writes to a write worker. The task takes what is queued (a pipelined burst, up to
@@ -33,6 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class RespDispatcher extends ChannelInboundHandlerAdapter {
     private static final int BATCH = 256;
+    /** Size of an outbound buffer for replies answered on the event loop; a full one is written and replaced. */
+    private static final int INLINE_BUFFER = 64 * 1024;
 
     private final CommandRunner runner;
     private final Workers workers;
@@ -45,6 +52,8 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
     private ChannelHandlerContext ctx;
     private boolean closing; // event loop only
     private volatile boolean scheduledClose; // a batch ended with QUIT or a protocol error
+    private ByteBuf inline;        // event loop only: replies answered on the loop in this read
+    private boolean inlineWritten; // event loop only: a full inline buffer was written, not flushed
 
     RespDispatcher(CommandRunner runner, Workers workers, ReadyConnections loopGroup, int maxPipelined,
                    ConnectionState state) {
@@ -64,10 +73,45 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         RespRequest request = (RespRequest) msg;
         if (closing) {
-            request.release();
+            return;
+        }
+        // pending counts requests queued or running whose replies the loop has not written yet:
+        // zero means no reply can be due before this one.
+        if (pending.get() == 0 && ctx.channel().isWritable() && answerInline(request)) {
             return;
         }
         enqueue(request);
+    }
+
+    private boolean answerInline(RespRequest request) {
+        if (!CommandRunner.mayAnswerFromMemory(request)) {
+            return false;
+        }
+        ByteBuf out = inline;
+        if (out == null || out.capacity() - out.writerIndex() < state.valueSizeHint + 32) {
+            if (out != null) {
+                ctx.write(out, ctx.voidPromise());
+                inlineWritten = true;
+            }
+            out = inline = ctx.alloc().directBuffer(Math.max(INLINE_BUFFER, state.valueSizeHint + 32));
+        }
+        return runner.answerFromMemory(request, out, state);
+    }
+
+    /** On the event loop: writes and flushes what was answered inline since the last call. */
+    private void flushInline() {
+        ByteBuf out = inline;
+        inline = null;
+        if (out != null && out.isReadable()) {
+            ctx.write(out, ctx.voidPromise());
+            inlineWritten = true;
+        } else if (out != null) {
+            out.release();
+        }
+        if (inlineWritten) {
+            inlineWritten = false;
+            ctx.flush();
+        }
     }
 
     private void enqueue(RespRequest request) {
@@ -79,6 +123,7 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        flushInline();
         schedule();
         ctx.fireChannelReadComplete();
     }
@@ -120,7 +165,7 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         List<RespRequest> batch = new ArrayList<>(Math.min(BATCH, Math.max(1, pending.get())));
         RespRequest r;
         while (batch.size() < BATCH && (r = queue.peek()) != null && !(readsOnly && r.writes())) {
-            r = queue.poll(); // null only when the connection closed meanwhile and released the queue
+            r = queue.poll(); // null only when the connection closed meanwhile and cleared the queue
             if (r == null) {
                 break;
             }
@@ -129,7 +174,7 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         return batch;
     }
 
-    /** On a worker: runs {@code batch} (and releases it); returns the event-loop task that writes the replies. */
+    /** On a worker: runs {@code batch}; returns the event-loop task that writes the replies. */
     Runnable run(List<RespRequest> batch) {
         ByteBuf replies = newReplyBuffer(batch.size());
         boolean close;
@@ -167,7 +212,6 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
                 finished();
             });
         } catch (RejectedExecutionException e) {
-            batch.forEach(RespRequest::release);
             abandon();
         }
     }
@@ -217,6 +261,7 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
             return;
         }
         String message = cause instanceof RespProtocolException ? cause.getMessage() : protocolMessage(cause);
+        flushInline(); // the replies due before the error go first
         enqueue(RespRequest.protocolError(message));
         closing = true;
         updateAutoRead();
@@ -232,9 +277,10 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closing = true;
-        RespRequest r;
-        while ((r = queue.poll()) != null) {
-            r.release();
+        queue.clear();
+        if (inline != null) {
+            inline.release();
+            inline = null;
         }
         ctx.fireChannelInactive();
     }

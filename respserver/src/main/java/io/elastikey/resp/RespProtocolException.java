@@ -4,7 +4,7 @@ package io.elastikey.resp;
 import io.netty.handler.codec.DecoderException;
 
 /**
- * Thrown by {@link RespFrameGuard} for input Redis would also refuse ("Protocol error: ..."). The
+ * Thrown by {@link RespRequestDecoder} for input Redis would also refuse ("Protocol error: ..."). The
  * connection answers it with an error reply, after the replies already due, and is closed: after a
  * framing error nothing that follows can be trusted to start a command.
  */

@@ -1,38 +1,37 @@
-// RespRequest -- one parsed command: what it is and its arguments, still in the connection's buffers.
+// RespRequest -- one parsed command: what it is and its arguments, as the byte arrays the store takes.
 package io.elastikey.resp;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.util.ReferenceCountUtil;
-
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 /**
- * A command as {@link RespCommandDecoder} produced it. The arguments are slices of the bytes read,
- * not copies; the request owns the message they live in and {@link #release()} frees it once the
- * command has run. A request with a {@link #protocolError()} stands for input that could not be
- * parsed: it is answered with that error in its turn, and the connection is closed.
+ * A command as {@link RespRequestDecoder} produced it. Each argument is its own {@code byte[]},
+ * copied once from the socket's buffer; the store's API takes keys and values as arrays, so they
+ * are handed over as they are. A request holds no buffer and needs no release. A request with a
+ * {@link #protocolError()} stands for input that could not be parsed: it is answered with that
+ * error in its turn, and the connection is closed.
  */
 final class RespRequest {
+    private static final byte[][] NONE = new byte[0][];
+
     private final Command command;
-    private final List<ByteBuf> args;   // args.get(0) is the name as sent
-    private final Object owner;         // released with the request
+    private final byte[][] args;   // args[0] is the name: as sent, or the known command's capitals
+    private final int argc;
     private final String protocolError;
 
-    private RespRequest(Command command, List<ByteBuf> args, Object owner, String protocolError) {
+    private RespRequest(Command command, byte[][] args, int argc, String protocolError) {
         this.command = command;
         this.args = args;
-        this.owner = owner;
+        this.argc = argc;
         this.protocolError = protocolError;
     }
 
-    static RespRequest of(List<ByteBuf> args, Object owner) {
-        return new RespRequest(Command.lookup(args.get(0)), args, owner, null);
+    /** A request of the first {@code argc} arrays of {@code args}; it keeps {@code args}. */
+    static RespRequest of(byte[][] args, int argc) {
+        return new RespRequest(Command.lookup(args[0]), args, argc, null);
     }
 
     static RespRequest protocolError(String message) {
-        return new RespRequest(null, List.of(), null, message);
+        return new RespRequest(null, NONE, 0, message);
     }
 
     /** The known command, or null for an unknown name (or a protocol error). */
@@ -51,41 +50,30 @@ final class RespRequest {
 
     /** Arguments including the name. */
     int argc() {
-        return args.size();
+        return argc;
     }
 
-    ByteBuf arg(int i) {
-        return args.get(i);
-    }
-
-    /** A fresh copy of argument {@code i}, for the store's {@code byte[]} API. */
+    /** Argument {@code i} itself, not a copy: the store takes it as it is, nobody writes to it. */
     byte[] bytes(int i) {
-        return ByteBufUtil.getBytes(args.get(i));
+        return args[i];
     }
 
     /** Argument {@code i} decoded as UTF-8 text, for names and numbers, never for keys and values. */
     String text(int i) {
-        return args.get(i).toString(StandardCharsets.UTF_8);
+        return new String(args[i], StandardCharsets.UTF_8);
     }
 
     /** Whether argument {@code i} equals {@code word}, ignoring ASCII case. */
     boolean is(int i, String word) {
-        ByteBuf b = args.get(i);
-        if (b.readableBytes() != word.length()) {
+        byte[] b = args[i];
+        if (b.length != word.length()) {
             return false;
         }
         for (int k = 0; k < word.length(); k++) {
-            int c = b.getByte(b.readerIndex() + k);
-            if (Character.toUpperCase((char) (c & 0xff)) != Character.toUpperCase(word.charAt(k))) {
+            if (Character.toUpperCase((char) (b[k] & 0xff)) != Character.toUpperCase(word.charAt(k))) {
                 return false;
             }
         }
         return true;
-    }
-
-    void release() {
-        if (owner != null) {
-            ReferenceCountUtil.release(owner);
-        }
     }
 }

@@ -39,7 +39,8 @@ final class ServerCommands {
         return switch (c) {
             case PING -> r.argc() == 1 ? Replies.PONG
                     : r.argc() == 2 ? Replies.bulk(r.text(1)) : Replies.wrongArity(c);
-            case ECHO -> new io.netty.handler.codec.redis.FullBulkStringRedisMessage(r.arg(1).retainedSlice());
+            case ECHO -> new io.netty.handler.codec.redis.FullBulkStringRedisMessage(
+                    io.netty.buffer.Unpooled.wrappedBuffer(r.bytes(1)));
             case QUIT -> Replies.OK;
             case SELECT -> r.is(1, "0") ? Replies.OK : Replies.error("ERR DB index is out of range");
             case INFO -> Replies.bulk(info(r.argc() > 1 ? r.text(1).toLowerCase(Locale.ROOT) : "default"));

@@ -22,9 +22,11 @@ import java.util.Map;
  */
 final class StoreCommands {
     private final KeyValueStore store;
+    private final ElasticStore elastic; // null: the store has no memory-only lookup
 
     StoreCommands(KeyValueStore store) {
         this.store = store;
+        this.elastic = store instanceof ElasticStore e ? e : null;
     }
 
     /** A SET with exactly a key and a value: the kind {@link CommandRunner} batches into one putAll. */
@@ -38,7 +40,16 @@ final class StoreCommands {
 
     /** Appends GET's reply to {@code out}. */
     void get(RespRequest r, ByteBuf out, ConnectionState conn) {
-        read(r.bytes(1), out, conn);
+        read(r.bytes(1), out, conn, false);
+    }
+
+    /**
+     * On the event loop: appends GET's reply and returns true when the value is in the store's
+     * memory tier ({@link ElasticStore#getIfInMemory}: no disk read, no blocking); otherwise appends
+     * nothing and returns false.
+     */
+    boolean getFromMemory(RespRequest r, ByteBuf out, ConnectionState conn) {
+        return elastic != null && read(r.bytes(1), out, conn, true);
     }
 
     /** Appends MGET's reply to {@code out}. */
@@ -47,7 +58,7 @@ final class StoreCommands {
         try {
             ReplyEncoder.header(out, '*', r.argc() - 1);
             for (int i = 1; i < r.argc(); i++) {
-                read(r.bytes(i), out, conn);
+                read(r.bytes(i), out, conn, false);
             }
         } catch (RuntimeException e) {
             out.writerIndex(start); // no half reply: the caller answers with an error instead
@@ -60,18 +71,23 @@ final class StoreCommands {
      * value from the store straight into place. The header's length depends on the value's, which
      * is known only after the read: the value goes where a header for the last size read on this
      * connection would end, and moves in the rare case the size has a different number of digits.
+     * With {@code memoryOnly}, returns false (nothing appended) when the value is not in memory.
      */
-    private void read(byte[] key, ByteBuf out, ConnectionState conn) {
+    private boolean read(byte[] key, ByteBuf out, ConnectionState conn, boolean memoryOnly) {
         int expected = conn.valueSizeHint;
         while (true) {
             int headerLen = 3 + ReplyEncoder.digits(expected);
             out.ensureWritable(headerLen + expected + 2);
             int start = out.writerIndex();
             int room = out.capacity() - start - headerLen - 2;
-            int n = store.get(key, out.internalNioBuffer(start + headerLen, room));
+            java.nio.ByteBuffer dst = out.internalNioBuffer(start + headerLen, room);
+            int n = memoryOnly ? elastic.getIfInMemory(key, dst) : store.get(key, dst);
+            if (n == ElasticStore.NOT_IN_MEMORY) {
+                return false;
+            }
             if (n == KeyValueStore.NOT_FOUND) {
                 ReplyEncoder.nullBulk(out);
-                return;
+                return true;
             }
             if (n > room) {
                 expected = n; // nothing was copied: make room and read again
@@ -87,7 +103,7 @@ final class StoreCommands {
             out.writerIndex(start + actualHeader + n);
             ReplyEncoder.crlf(out);
             conn.valueSizeHint = Math.max(n, 16);
-            return;
+            return true;
         }
     }
 

@@ -22,7 +22,11 @@ final class RespFixture implements AutoCloseable {
     }
 
     RespFixture(Path dir, RespLimits limits) throws InterruptedException {
-        store = ElasticStore.open(ElasticStoreConfig.builder(dir).memoryBudgetBytes(16 << 20)
+        this(dir, limits, 16 << 20);
+    }
+
+    RespFixture(Path dir, RespLimits limits, long memoryBudgetBytes) throws InterruptedException {
+        store = ElasticStore.open(ElasticStoreConfig.builder(dir).memoryBudgetBytes(memoryBudgetBytes)
                 .fsyncPolicy(FsyncPolicy.GROUP).maxValueSize(limits.maxBulkBytes()).indexCapacity(64 * 1024)
                 .segmentSizeBytes(8 << 20).build());
         server = RespServer.start(store, new InetSocketAddress("127.0.0.1", 0), limits, 1);

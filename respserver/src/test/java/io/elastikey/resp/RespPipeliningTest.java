@@ -85,4 +85,69 @@ class RespPipeliningTest {
             assertThat(failures).isEmpty();
         }
     }
+
+    /**
+     * Hits answered on the event loop, misses and SETs run by workers, interleaved on one pipelined
+     * connection: every reply in request order. Cold values (70 KB) are larger than the memory tier
+     * ever admits, so their GETs always miss; hot values (1 KB) stay in memory; absent keys miss.
+     */
+    @Test
+    void memoryHitsMissesAndSetsInterleavedAnswerInOrder() throws Exception {
+        RespLimits limits = RespLimits.defaults(128 * 1024);
+        try (RespFixture f = new RespFixture(dir, limits, 512 << 10); RawClient c = f.client()) {
+            Map<String, byte[]> model = new HashMap<>();
+            for (int i = 0; i < 100; i++) {
+                model.put("h:" + i, value("h" + i, 1024));
+                f.store.put(("h:" + i).getBytes(), model.get("h:" + i));
+            }
+            for (int i = 0; i < 10; i++) {
+                model.put("c:" + i, value("c" + i, 70 * 1024));
+                f.store.put(("c:" + i).getBytes(), model.get("c:" + i));
+            }
+            SplittableRandom random = new SplittableRandom(11);
+            List<Object> expected = new ArrayList<>();
+            ByteArrayOutputStream wire = new ByteArrayOutputStream();
+            for (int i = 0; i < 3000; i++) {
+                int op = random.nextInt(20);
+                String key = op < 14 ? "h:" + random.nextInt(100) : op < 16 ? "c:" + random.nextInt(10)
+                        : op < 17 ? "absent:" + i : "h:" + random.nextInt(100);
+                if (op >= 17) {
+                    byte[] v = value("s" + i, 1024);
+                    wire.writeBytes(RawClient.encode("SET", key, v));
+                    model.put(key, v);
+                    expected.add("OK");
+                } else if (op == 16 && i % 2 == 0) {
+                    wire.writeBytes(RawClient.encode("PING"));
+                    expected.add("PONG");
+                } else {
+                    wire.writeBytes(RawClient.encode("GET", key));
+                    expected.add(model.get(key));
+                }
+            }
+            byte[] bytes = wire.toByteArray();
+            Thread sender = new Thread(() -> {
+                try {
+                    for (int at = 0; at < bytes.length; at += 4093) { // odd pieces: commands split across reads
+                        c.send(java.util.Arrays.copyOfRange(bytes, at, Math.min(bytes.length, at + 4093)));
+                    }
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            sender.start();
+            for (int i = 0; i < expected.size(); i++) {
+                Object reply = c.read();
+                assertThat(reply).as("reply %d", i).isEqualTo(expected.get(i));
+            }
+            sender.join();
+            assertThat(f.store.stats().hits()).as("hits").isPositive();
+            assertThat(f.store.stats().misses()).as("misses").isPositive();
+        }
+    }
+
+    private static byte[] value(String seed, int length) {
+        byte[] v = new byte[length];
+        new SplittableRandom(seed.hashCode()).nextBytes(v);
+        return v;
+    }
 }

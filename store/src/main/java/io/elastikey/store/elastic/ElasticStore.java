@@ -198,6 +198,35 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
+    /** What {@link #getIfInMemory} returns when the key's value is not in the memory tier. */
+    public static final int NOT_IN_MEMORY = -2;
+
+    /**
+     * {@link #get(byte[], ByteBuffer)} restricted to the memory tier, for callers that must not
+     * block (an event loop): never reads the disk, takes no lock of the store's (only the memory
+     * table's own segment lock, as every lookup does) and allocates nothing. A hit is counted
+     * exactly as {@code get} counts one (hit counter, latency, frequency sketch);
+     * {@link #NOT_IN_MEMORY} counts nothing, so the caller's later {@code get} counts that lookup
+     * once. A key absent from the store is also {@code NOT_IN_MEMORY}: only the index knows.
+     *
+     * @return the value's length (copied into {@code dst} when it fits), or {@link #NOT_IN_MEMORY}
+     */
+    public int getIfInMemory(byte[] key, ByteBuffer dst) {
+        ReaderEpochs.Slot slot = enterOpen();
+        try {
+            long t0 = lookups.start();
+            int n = tiers.current().get(key, dst);
+            if (n == NOT_FOUND) {
+                return NOT_IN_MEMORY;
+            }
+            countAccess(key);
+            lookups.hit(t0);
+            return n;
+        } finally {
+            epochs.exit(slot);
+        }
+    }
+
     @Override
     public boolean contains(byte[] key) {
         ReaderEpochs.Slot slot = enterOpen();

@@ -1,0 +1,146 @@
+// ElasticStoreMemoryLookupTest -- getIfInMemory: answers from the memory tier only, counts like get.
+package io.elastikey.store.elastic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elastikey.store.StoreStats;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ElasticStoreMemoryLookupTest {
+
+    @TempDir
+    Path dir;
+
+    private ElasticStoreConfig.Builder config() {
+        return ElasticStoreConfig.builder(dir).memoryBudgetBytes(1 << 20).indexCapacity(10_000)
+                .fsyncPolicy(FsyncPolicy.NEVER).segmentSizeBytes(256 << 10);
+    }
+
+    /** Opens the store and waits for the resize that fills its memory tier at open. */
+    private ElasticStore open(ElasticStoreConfig config) throws Exception {
+        ElasticStore store = ElasticStore.open(config);
+        if (store.lastResize() != null) {
+            assertThat(store.lastResize().await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
+        }
+        return store;
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] valueOf(int i) {
+        byte[] v = new byte[1000];
+        Arrays.fill(v, (byte) i);
+        v[0] = (byte) (i >> 8);
+        return v;
+    }
+
+    @Test
+    void aHotKeyIsAnsweredFromMemory() throws Exception {
+        try (ElasticStore store = open(config().build())) {
+            store.put(b("k"), b("hello"));
+            ByteBuffer direct = ByteBuffer.allocateDirect(16);
+            assertThat(store.getIfInMemory(b("k"), direct)).isEqualTo(5);
+            assertThat(direct.flip()).isEqualTo(ByteBuffer.wrap(b("hello")));
+            ByteBuffer small = ByteBuffer.allocate(3);
+            assertThat(store.getIfInMemory(b("k"), small)).isEqualTo(5);
+            assertThat(small.position()).as("nothing copied when it does not fit").isZero();
+        }
+    }
+
+    @Test
+    void aColdKeyIsNotInMemoryAndThenFoundByGet() throws Exception {
+        try (ElasticStore store = open(config().memoryBudgetBytes(0).build())) {
+            store.put(b("k"), b("hello"));
+            ByteBuffer dst = ByteBuffer.allocate(16);
+            assertThat(store.getIfInMemory(b("k"), dst)).isEqualTo(ElasticStore.NOT_IN_MEMORY);
+            assertThat(dst.position()).isZero();
+            assertThat(store.get(b("k"), dst)).isEqualTo(5);
+            assertThat(store.getIfInMemory(b("absent"), dst)).isEqualTo(ElasticStore.NOT_IN_MEMORY);
+        }
+    }
+
+    @Test
+    void statsCountOneLookupPerRequestLikeGet() throws Exception {
+        try (ElasticStore store = open(config().build())) {
+            store.put(b("hot"), b("v"));
+            ByteBuffer dst = ByteBuffer.allocate(16);
+            int before = store.frequency(b("hot"));
+            for (int i = 0; i < 3; i++) {
+                dst.clear();
+                assertThat(store.getIfInMemory(b("hot"), dst)).isEqualTo(1);
+            }
+            StoreStats s = store.stats();
+            assertThat(s.hits()).isEqualTo(3);
+            assertThat(s.misses()).isZero();
+            assertThat(store.frequency(b("hot"))).isEqualTo(before + 3);
+            dst.clear();
+            store.get(b("hot"), dst);
+            assertThat(store.frequency(b("hot"))).as("get counts the same way").isEqualTo(before + 4);
+            assertThat(store.stats().hits()).isEqualTo(4);
+        }
+        try (ElasticStore store = open(config().memoryBudgetBytes(0).build())) {
+            store.put(b("cold"), b("v"));
+            int before = store.frequency(b("cold"));
+            ByteBuffer dst = ByteBuffer.allocate(16);
+            assertThat(store.getIfInMemory(b("cold"), dst)).isEqualTo(ElasticStore.NOT_IN_MEMORY);
+            assertThat(store.stats().hits() + store.stats().misses()).as("NOT_IN_MEMORY counts nothing").isZero();
+            assertThat(store.frequency(b("cold"))).isEqualTo(before);
+            store.get(b("cold"), dst); // the fallback counts the request once
+            assertThat(store.stats().misses()).isEqualTo(1);
+            assertThat(store.stats().hits()).isZero();
+            assertThat(store.frequency(b("cold"))).isEqualTo(before + 1);
+        }
+    }
+
+    @Test
+    void answersStayCorrectDuringResizes() throws Exception {
+        int n = 1000;
+        try (ElasticStore store = open(config().memoryBudgetBytes(0).build())) {
+            for (int i = 0; i < n; i++) {
+                store.put(b("key-" + i), valueOf(i));
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<String> wrong = new AtomicReference<>();
+            Thread reader = new Thread(() -> {
+                ByteBuffer dst = ByteBuffer.allocateDirect(2048);
+                byte[] got = new byte[1000];
+                while (!stop.get()) {
+                    for (int i = 0; i < n && wrong.get() == null; i++) {
+                        dst.clear();
+                        int len = store.getIfInMemory(b("key-" + i), dst);
+                        if (len == ElasticStore.NOT_IN_MEMORY) {
+                            continue;
+                        }
+                        dst.flip().get(got);
+                        if (len != 1000 || !Arrays.equals(got, valueOf(i))) {
+                            wrong.set("key-" + i + ": length " + len);
+                        }
+                    }
+                }
+            });
+            reader.start();
+            for (long budget : new long[] {4 << 20, 200 * (1000 + 64 + 8), 4 << 20}) {
+                assertThat(store.resize(budget).await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
+            }
+            stop.set(true);
+            reader.join();
+            assertThat(wrong.get()).isNull();
+            ByteBuffer dst = ByteBuffer.allocate(2048);
+            for (int i = 0; i < n; i++) {
+                dst.clear();
+                assertThat(store.getIfInMemory(b("key-" + i), dst)).as("every key in memory after growing")
+                        .isEqualTo(1000);
+            }
+        }
+    }
+}
