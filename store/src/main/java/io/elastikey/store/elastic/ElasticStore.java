@@ -491,6 +491,33 @@ public final class ElasticStore implements KeyValueStore {
     }
 
     /** The key's value from memory or disk, not counted as a lookup (resize, forEach). */
+    /**
+     * {@link #readStored(byte[])} without garbage: the value comes back in an array from {@code scratch}, valid until
+     * the caller's next call for the same length. For the resizer, which copies every entry it moves.
+     */
+    byte[] readStored(byte[] key, ValueScratch scratch) {
+        ByteBuffer hot = scratch.buffer();
+        int n;
+        ReaderEpochs.Slot slot = epochs.enter();
+        try {
+            n = tiers.current().get(key, hot);
+        } finally {
+            epochs.exit(slot);
+        }
+        ByteBuffer v;
+        if (n != NOT_FOUND) {
+            v = hot.flip();
+        } else {
+            v = readRecord(key, LOCATIONS.get());
+            if (v == null) {
+                return null;
+            }
+        }
+        byte[] out = scratch.array(v.remaining());
+        v.get(out);
+        return out;
+    }
+
     byte[] readStored(byte[] key) {
         byte[] v = readHot(key);
         if (v != null) {

@@ -45,6 +45,7 @@ final class Resizer implements AutoCloseable {
     });
     private volatile ResizeOperation current;
     private volatile long targetBudget;
+    private ValueScratch scratch; // the worker thread's, made at its first copy
 
     Resizer(ElasticStore store) {
         this.store = store;
@@ -193,7 +194,10 @@ final class Resizer implements AutoCloseable {
         var stripe = store.stripes.of(key);
         stripe.lock();
         try {
-            byte[] value = store.readStored(key);
+            if (scratch == null) {
+                scratch = new ValueScratch(store.maxValueSize());
+            }
+            byte[] value = store.readStored(key, scratch);
             if (value != null && next.putIfRoom(key, value)) {
                 op.moved(HotTier.cost(key.length, value.length));
             }
