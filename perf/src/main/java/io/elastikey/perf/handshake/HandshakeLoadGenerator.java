@@ -5,6 +5,7 @@
 //       --concurrency 32 --duration 20 --warmup 10 --result results/edge-full-tls13
 package io.elastikey.perf.handshake;
 
+import io.elastikey.perf.report.MeasurementOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -23,6 +24,7 @@ import io.elastikey.protocol.config.Values;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -84,20 +86,12 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
             description = "Open loop: new connections per second, latency from each one's intended start.")
     Long rate;
 
-    @Option(names = "--duration", defaultValue = "30", converter = OptionConverters.DurationConverter.class,
-            description = "Measured time: seconds, or with a unit (500ms, 2m) (default: ${DEFAULT-VALUE}).")
-    Duration duration;
-
-    @Option(names = "--warmup", defaultValue = "5", converter = OptionConverters.DurationConverter.class,
-            description = "Unrecorded time before, at the same load (default: ${DEFAULT-VALUE}).")
-    Duration warmup;
+    @Mixin
+    MeasurementOptions measurement;
 
     @Option(names = "--request", paramLabel = "PATH",
             description = "After each handshake, GET this path over HTTP/1.1 and read the answer (default: none).")
     String requestPath;
-
-    @Option(names = "--result", paramLabel = "DIR", description = "Save latency.hgrm and summary.json here.")
-    Path resultDirectory;
 
     @Option(names = "--timeout-ms", defaultValue = "10000",
             description = "Limit for the TCP connect, the handshake and the GET, each (default: ${DEFAULT-VALUE}).")
@@ -152,8 +146,7 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
                 "--cipher needs --tls 1.2: BoringSSL chooses the TLS 1.3 cipher suite itself");
         require(concurrency >= 1, "--concurrency must be at least 1");
         require(rate == null || rate >= 1, "--rate must be at least 1");
-        require(!duration.isNegative() && !duration.isZero(), "--duration must be positive");
-        require(!warmup.isNegative(), "--warmup must not be negative");
+        measurement.validate();
         require(requestPath == null || requestPath.startsWith("/"), "--request must be a path starting with /");
         require(!resume || requestPath != null || !tlsVersion.equals("1.3"), "--resume with --tls 1.3 needs "
                 + "--request PATH: a BoringSSL server (the edge) sends its TLS 1.3 session tickets only with its first "
@@ -186,25 +179,20 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
             try (ProgressReporter progress = new ProgressReporter(stats, client::open, out,
                     run::measuredStartNanos).start()) {
                 if (rate == null) {
-                    run.closedLoop(concurrency, warmup.toNanos(), duration.toNanos());
+                    run.closedLoop(concurrency, measurement.warmup().toNanos(), measurement.duration().toNanos());
                 } else {
-                    run.openLoop(rate, rate * warmup.toNanos() / 1_000_000_000L,
-                            Math.max(1, rate * duration.toNanos() / 1_000_000_000L), maxOpen);
+                    run.openLoop(rate, measurement.warmupCount(rate), measurement.measuredCount(rate), maxOpen);
                 }
                 run.awaitCompletion(TimeUnit.MILLISECONDS.toNanos(3L * timeoutMillis + 1000L));
             }
             long end = run.lastDoneNanos() > run.measuredStartNanos() ? run.lastDoneNanos()
-                    : run.measuredStartNanos() + duration.toNanos();
+                    : run.measuredStartNanos() + measurement.duration().toNanos();
             stats.interval(); // the last second, into the total
             report = new HandshakeReport(description, settings(tls, client, name, primed), stats.total(),
                     run.attempts(), stats.answered.sum(), run.resumed(), run.full(), run.unknown(),
                     stats.errors(), (end - run.measuredStartNanos()) / 1e9);
             report.print(out);
-            if (resultDirectory != null) {
-                report.save(resultDirectory);
-                out.println("saved " + resultDirectory.resolve(HandshakeReport.HISTOGRAM_FILE) + " and "
-                        + resultDirectory.resolve(HandshakeReport.SUMMARY_FILE));
-            }
+            measurement.saveIfAsked(report::save, out);
             return report;
         }
     }
@@ -240,11 +228,11 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
         String kind = resume ? "resumed" : "full";
         String load = rate == null ? "closed loop, " + concurrency + " at once"
                 : String.format("open loop at %,d/s", rate);
-        return String.format("TLS %s %s handshakes%s%s to %s (server name %s%s): %s, %s measured after %s warm-up%s; "
+        return String.format("TLS %s %s handshakes%s%s to %s (server name %s%s): %s, %s%s; "
                         + "client %s, %s, %d event loop(s)",
                 tlsVersion, kind, cipher != null ? " with " + cipher : "",
                 requestPath != null ? " and GET " + requestPath : "", target, name,
-                insecure ? ", certificate not checked" : "", load, human(duration), human(warmup),
+                insecure ? ", certificate not checked" : "", load, measurement.describe(),
                 primed > 0 ? String.format(", %d unrecorded connection(s) first to prime the session cache", primed)
                         : "",
                 tls.description(), client.transport(), eventLoopThreads > 0 ? eventLoopThreads
@@ -262,16 +250,11 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
         settings.put("mode", rate == null ? "closed-loop" : "open-loop");
         settings.put(rate == null ? "concurrency" : "rate", rate == null ? concurrency : rate);
         settings.put("request", requestPath != null ? requestPath : "");
-        settings.put("duration_s", duration.toMillis() / 1000.0);
-        settings.put("warmup_s", warmup.toMillis() / 1000.0);
+        measurement.addTo(settings);
         settings.put("verify", insecure ? "none" : "ca");
         settings.put("tls_provider", tls.openSsl() ? "OPENSSL" : "JDK");
         settings.put("transport", client.transport());
         return settings;
-    }
-
-    private static String human(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private void require(boolean condition, String message) {

@@ -5,6 +5,7 @@
 //       --http 2 --connections 4 --rate 30000 --duration 60 --warmup 10 --result results/ecdsa-h2-c4
 package io.elastikey.perf.ski;
 
+import io.elastikey.perf.report.MeasurementOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -29,6 +30,7 @@ import io.netty.handler.ssl.SslContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -110,20 +112,12 @@ public final class SkiLoadGenerator implements Callable<Integer> {
             description = "Closed loop: requests in flight (default: ${DEFAULT-VALUE}).")
     int concurrency;
 
-    @Option(names = "--duration", defaultValue = "30", converter = OptionConverters.DurationConverter.class,
-            description = "Measured time: seconds, or with a unit (500ms, 2m) (default: ${DEFAULT-VALUE}).")
-    Duration duration;
-
-    @Option(names = "--warmup", defaultValue = "5", converter = OptionConverters.DurationConverter.class,
-            description = "Unrecorded time before, at the same load (default: ${DEFAULT-VALUE}).")
-    Duration warmup;
+    @Mixin
+    MeasurementOptions measurement;
 
     @Option(names = "--verify-sample", defaultValue = "100", paramLabel = "N",
             description = "Check every Nth answer with the public key; 0: none (default: ${DEFAULT-VALUE}).")
     int verifyEvery;
-
-    @Option(names = "--result", paramLabel = "DIR", description = "Save latency.hgrm and summary.json here.")
-    Path resultDirectory;
 
     @Option(names = "--timeout-ms", defaultValue = "10000",
             description = "Request timeout in ms (default: ${DEFAULT-VALUE}).")
@@ -184,8 +178,7 @@ public final class SkiLoadGenerator implements Callable<Integer> {
                 "--cert, --key and --ca go together");
         require(closedLoop || rate >= 1, "--rate must be at least 1");
         require(!closedLoop || concurrency >= 1, "--concurrency must be at least 1");
-        require(!duration.isNegative() && !duration.isZero(), "--duration must be positive");
-        require(!warmup.isNegative(), "--warmup must not be negative");
+        measurement.validate();
         require(connections >= 1, "--connections must be at least 1");
         require(verifyEvery >= 0, "--verify-sample must not be negative");
         require(timeoutMillis >= 1, "--timeout-ms must be at least 1");
@@ -213,25 +206,20 @@ public final class SkiLoadGenerator implements Callable<Integer> {
             try (ProgressReporter progress = new ProgressReporter(stats, client::outstanding, out,
                     run::measuredStartNanos).start()) {
                 if (closedLoop) {
-                    run.closedLoop(concurrency, warmup.toNanos(), duration.toNanos());
+                    run.closedLoop(concurrency, measurement.warmup().toNanos(), measurement.duration().toNanos());
                 } else {
-                    long warmupRequests = rate * warmup.toNanos() / 1_000_000_000L;
-                    run.openLoop(rate, warmupRequests, Math.max(1, rate * duration.toNanos() / 1_000_000_000L));
+                    run.openLoop(rate, measurement.warmupCount(rate), measurement.measuredCount(rate));
                 }
                 run.awaitCompletion(TimeUnit.MILLISECONDS.toNanos(timeoutMillis + 1000L));
             }
             long end = run.lastAnswerNanos() > run.measuredStartNanos() ? run.lastAnswerNanos()
-                    : run.measuredStartNanos() + duration.toNanos();
+                    : run.measuredStartNanos() + measurement.duration().toNanos();
             stats.interval(); // the last second, into the total
             report = new LoadReport(describe(keys), settings(keys), stats.total(), stats.sent.sum(),
                     stats.answered.sum(), stats.errors(), stats.verified.sum(), stats.verifyFailures.sum(),
                     stats.verifySkipped.sum(), (end - run.measuredStartNanos()) / 1e9, sloMillis);
             report.print(out);
-            if (resultDirectory != null) {
-                report.save(resultDirectory);
-                out.println("saved " + resultDirectory.resolve(LoadReport.HISTOGRAM_FILE) + " and "
-                        + resultDirectory.resolve(LoadReport.SUMMARY_FILE));
-            }
+            measurement.saveIfAsked(report::save, out);
             return report;
         }
     }
@@ -293,10 +281,9 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         };
         String load = closedLoop ? "closed loop, " + concurrency + " in flight"
                 : String.format("open loop at %,d/s", rate);
-        return String.format("SKI %s over %,d key(s) %s to %s: HTTP/%s, %d connection(s), %s, %s measured after %s "
-                        + "warm-up", what, keys.keys().size(),
+        return String.format("SKI %s over %,d key(s) %s to %s: HTTP/%s, %d connection(s), %s, %s", what, keys.keys().size(),
                 keys.keys().stream().map(k -> k.type().cliName()).distinct().toList(), target, http.label(),
-                connections, load, human(duration), human(warmup));
+                connections, load, measurement.describe());
     }
 
     private Map<String, Object> settings(SkiKeySet keys) {
@@ -311,15 +298,10 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         settings.put("connections", connections);
         settings.put("mode", closedLoop ? "closed-loop" : "open-loop");
         settings.put(closedLoop ? "concurrency" : "rate", closedLoop ? concurrency : rate);
-        settings.put("duration_s", duration.toMillis() / 1000.0);
-        settings.put("warmup_s", warmup.toMillis() / 1000.0);
+        measurement.addTo(settings);
         settings.put("verify_sample", verifyEvery);
         settings.put("tls_provider", SkiTls.defaultProvider().name());
         return settings;
-    }
-
-    private static String human(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private void require(boolean condition, String message) {

@@ -1,6 +1,7 @@
 // HandshakeLoadGeneratorTest -- short runs against an in-process BoringSSL server: full, resumed, failures, results.
 package io.elastikey.perf.handshake;
 
+import io.elastikey.perf.report.RunRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
@@ -103,8 +104,8 @@ class HandshakeLoadGeneratorTest {
         assertThat(report.attempts()).isEqualTo(100);
         assertThat(report.handshakes()).isEqualTo(100);
         assertThat(report.errors()).isEmpty();
-        assertThat(Files.readString(results.resolve(HandshakeReport.HISTOGRAM_FILE))).contains("Percentile");
-        assertThat(Files.readString(results.resolve(HandshakeReport.SUMMARY_FILE)))
+        assertThat(Files.readString(results.resolve(RunRecord.HISTOGRAM_FILE))).contains("Percentile");
+        assertThat(Files.readString(results.resolve(RunRecord.SUMMARY_FILE)))
                 .contains("\"handshakes\" : 100").contains("\"throughput_per_second\"").contains("\"p99_9\"")
                 .contains("\"resumption\"").contains("\"resumed\" : 0").contains("\"full\" : 100")
                 .contains("\"mode\" : \"open-loop\"").contains("\"request\" : \"/ok\"");

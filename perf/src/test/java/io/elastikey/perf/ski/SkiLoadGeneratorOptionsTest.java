@@ -31,7 +31,7 @@ class SkiLoadGeneratorOptionsTest {
         assertThat(generator.http).isEqualTo(SkiHttpVersion.HTTP_2);
         assertThat(generator.closedLoop).isFalse();
         assertThat(generator.rate).isEqualTo(1000);
-        assertThat(generator.duration).isEqualTo(Duration.ofSeconds(30));
+        assertThat(generator.measurement.duration()).isEqualTo(Duration.ofSeconds(30));
         assertThat(generator.keyOrder).isEqualTo(KeyOrder.ROUND_ROBIN);
         assertThat(generator.schemeOrNull()).isNull();
     }
@@ -46,8 +46,8 @@ class SkiLoadGeneratorOptionsTest {
         assertThat(generator.method).isEqualTo(SkiMethod.RSA_RAW);
         assertThat(generator.hash).isEqualTo(SkiHash.MD5_SHA1);
         assertThat(generator.http).isEqualTo(SkiHttpVersion.HTTP_1_1);
-        assertThat(generator.duration).isEqualTo(Duration.ofMillis(500));
-        assertThat(generator.warmup).isEqualTo(Duration.ofMinutes(2));
+        assertThat(generator.measurement.duration()).isEqualTo(Duration.ofMillis(500));
+        assertThat(generator.measurement.warmup()).isEqualTo(Duration.ofMinutes(2));
         assertThat(generator.keyOrder).isEqualTo(KeyOrder.RANDOM);
         assertThat(generator.targetAddress().getPort()).isEqualTo(9443);
         assertThat(generator.targetAddress().getAddress().isLoopbackAddress()).isTrue();

@@ -1,6 +1,7 @@
 // SkiLoadGeneratorTest -- short real runs against a test key server over mutual TLS: counts, verification, results.
 package io.elastikey.perf.ski;
 
+import io.elastikey.perf.report.RunRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
@@ -74,8 +75,8 @@ class SkiLoadGeneratorTest {
         assertThat(report.verified()).isEqualTo(200);
         assertThat(report.verifyFailures()).isZero();
         assertThat(report.latency().getTotalCount()).isEqualTo(200);
-        assertThat(Files.readString(results.resolve(LoadReport.HISTOGRAM_FILE))).contains("Percentile");
-        assertThat(Files.readString(results.resolve(LoadReport.SUMMARY_FILE)))
+        assertThat(Files.readString(results.resolve(RunRecord.HISTOGRAM_FILE))).contains("Percentile");
+        assertThat(Files.readString(results.resolve(RunRecord.SUMMARY_FILE)))
                 .contains("\"answered\" : 200").contains("\"wrong\" : 0").contains("\"p99\"");
         assertThat(text()).contains("p99.9").contains("verified    200 answers: 0 wrong");
     }
