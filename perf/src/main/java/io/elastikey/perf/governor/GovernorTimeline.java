@@ -6,6 +6,8 @@
 //   ./elastikey loadgen governor --out /tmp/gt
 package io.elastikey.perf.governor;
 
+import io.elastikey.perf.load.LoadSteps;
+import io.elastikey.perf.load.OpenLoopSchedule;
 import io.elastikey.perf.JvmFlags;
 import io.elastikey.perf.LogLevels;
 import io.elastikey.perf.chart.TimelineChart;
@@ -256,7 +258,7 @@ public final class GovernorTimeline implements Callable<Integer> {
 
     private void run(ElasticStore store, MemoryGovernor governor, LoadSteps load, ZipfKeys zipfKeys)
             throws IOException, InterruptedException {
-        SteppedSchedule schedule = new SteppedSchedule(load, threads);
+        OpenLoopSchedule schedule = new OpenLoopSchedule(load, threads);
         Recorder recorder = new Recorder(HIGHEST_NANOS, 3);
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -298,7 +300,7 @@ public final class GovernorTimeline implements Callable<Integer> {
         }
     }
 
-    private static Runnable worker(ElasticStore store, SteppedSchedule schedule, ZipfKeys zipfKeys, Recorder recorder,
+    private static Runnable worker(ElasticStore store, OpenLoopSchedule schedule, ZipfKeys zipfKeys, Recorder recorder,
                                    int valueSize,
                                    int n) {
         return () -> {

@@ -11,6 +11,8 @@
 //       --keys 300000 --resize-to-percent 100 --resize-after 10 --duration 40
 package io.elastikey.perf.store;
 
+import io.elastikey.perf.load.LoadSteps;
+import io.elastikey.perf.load.OpenLoopSchedule;
 import io.elastikey.perf.JvmFlags;
 import io.elastikey.store.StoreStats;
 import io.elastikey.store.elastic.ElasticStore;
@@ -126,7 +128,8 @@ public final class OpenLoopGet implements Callable<Integer> {
 
     private void run(ElasticStore store) throws InterruptedException {
         long warmup = (long) rate * warmupSeconds;
-        OpenLoopSchedule schedule = new OpenLoopSchedule(rate, warmup + (long) rate * durationSeconds, threads);
+        OpenLoopSchedule schedule = new OpenLoopSchedule(
+                new LoadSteps(List.of(new LoadSteps.Step(rate, warmupSeconds + durationSeconds))), threads);
         Phases phases = new Phases();
         Worker[] workers = new Worker[threads];
         for (int t = 0; t < threads; t++) {

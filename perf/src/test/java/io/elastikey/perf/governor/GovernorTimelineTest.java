@@ -1,5 +1,6 @@
 package io.elastikey.perf.governor;
 
+import io.elastikey.perf.load.LoadSteps;
 import io.elastikey.store.governor.GovernorConfig;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;

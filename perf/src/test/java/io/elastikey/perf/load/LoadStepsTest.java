@@ -1,4 +1,4 @@
-package io.elastikey.perf.governor;
+package io.elastikey.perf.load;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,5 @@
-// SteppedSchedule -- releases numbered requests at the times LoadSteps gives them, for GovernorTimeline's workers.
-package io.elastikey.perf.governor;
+// OpenLoopSchedule -- releases numbered requests at the times LoadSteps gives them, for the open-loop load tools.
+package io.elastikey.perf.load;
 
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,10 +9,11 @@ import java.util.concurrent.locks.LockSupport;
  * The open-loop clock: request {@code i} is due at {@link #intendedStart}{@code (i)}, whether or not earlier ones
  * have finished. The scheduler thread ({@link #run}) adds one permit per request as it comes due; a worker's
  * {@link #next} takes a permit, then the next request number, so no request starts early and a backlog waits as
- * permits. Latency counts from the intended start (coordinated omission corrected), as in
- * {@code perf.store.OpenLoopSchedule}, whose constant rate this generalizes to steps.
+ * permits. Latency counts from the intended start (coordinated omission corrected). The scheduler parks between
+ * releases, so it may release a few requests late, by the OS's timer slack; their latency counts from the intended
+ * start all the same, which errs on the side of overstating it. A constant rate is one step.
  */
-final class SteppedSchedule implements Runnable {
+public final class OpenLoopSchedule implements Runnable {
 
     /** Lead time from construction to the first request, for threads to start. */
     private static final long LEAD_NANOS = 50_000_000L;
@@ -23,17 +24,17 @@ final class SteppedSchedule implements Runnable {
     private final Semaphore due = new Semaphore(0);
     private final AtomicLong claimed = new AtomicLong();
 
-    SteppedSchedule(LoadSteps steps, int workers) {
+    public OpenLoopSchedule(LoadSteps steps, int workers) {
         this.steps = steps;
         this.workers = workers;
     }
 
     /** {@link System#nanoTime()} at which the schedule starts (second 0). */
-    long startNanos() {
+    public long startNanos() {
         return startNanos;
     }
 
-    long intendedStart(long request) {
+    public long intendedStart(long request) {
         return startNanos + steps.offsetNanos(request);
     }
 
@@ -59,7 +60,7 @@ final class SteppedSchedule implements Runnable {
     }
 
     /** The next request number once it is due, or -1 when the schedule is over. */
-    long next() throws InterruptedException {
+    public long next() throws InterruptedException {
         due.acquire();
         long i = claimed.getAndIncrement();
         return i < steps.totalRequests() ? i : -1;

@@ -1,5 +1,5 @@
 // LoadSteps -- an open-loop load in steps of constant rate: when each request is due, and how many are due by when.
-package io.elastikey.perf.governor;
+package io.elastikey.perf.load;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +15,7 @@ import java.util.Locale;
  */
 public final class LoadSteps {
 
-    static final long NANOS_PER_SECOND = 1_000_000_000L;
+    public static final long NANOS_PER_SECOND = 1_000_000_000L;
     /** Longest schedule accepted: a day. */
     static final long MAX_SECONDS = 86_400;
     /** Highest rate accepted, per step. */

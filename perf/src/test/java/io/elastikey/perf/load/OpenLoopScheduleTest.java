@@ -1,4 +1,4 @@
-package io.elastikey.perf.governor;
+package io.elastikey.perf.load;
 
 import org.junit.jupiter.api.Test;
 
@@ -8,12 +8,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class SteppedScheduleTest {
+class OpenLoopScheduleTest {
 
     @Test
     void everyRequestIsHandedOutOnceNeverBeforeItIsDueThenEachWorkerGetsTheEnd() throws Exception {
         LoadSteps load = LoadSteps.parse("300x1,0x1,100x1");
-        SteppedSchedule schedule = new SteppedSchedule(load, 3);
+        OpenLoopSchedule schedule = new OpenLoopSchedule(load, 3);
         ConcurrentLinkedQueue<Long> taken = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Long> early = new ConcurrentLinkedQueue<>();
         List<Thread> workers = new ArrayList<>();
