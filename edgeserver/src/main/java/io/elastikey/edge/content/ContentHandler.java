@@ -1,6 +1,7 @@
 // ContentHandler -- the edge's last handler: answers a request from the content cache or through the origin.
 package io.elastikey.edge.content;
 
+import io.elastikey.protocol.http.ResponseSequencer;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.netty.buffer.Unpooled;
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *       method's non-error answer also deletes what the cache holds for its URL (RFC 9111 4.4).
  * </ul>
  * Every answer carries {@code Via: 1.1 elastikey-edge} and a {@code Content-Length}, and leaves in request order
- * ({@link ResponseQueue}); {@code Connection: close} from the client closes the connection after its answer. An
+ * ({@link ResponseSequencer}); {@code Connection: close} from the client closes the connection after its answer. An
  * origin failure becomes a 502, 503 or 504 with a one-line text body that names no internal address (the log has
  * the details).
  *
@@ -70,7 +71,7 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        ResponseQueue queue = ResponseQueue.of(ctx.channel());
+        ResponseSequencer queue = ResponseSequencer.of(ctx.channel());
         if (queue.closing()) {
             return;
         }
@@ -79,7 +80,7 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
             queue.complete(ctx, queue.reserve(true), undecodable(version, request.decoderResult().cause()));
             return;
         }
-        ResponseQueue.Slot slot = queue.reserve(!HttpUtil.isKeepAlive(request));
+        ResponseSequencer.Slot slot = queue.reserve(!HttpUtil.isKeepAlive(request));
         HttpMethod method = request.method();
         boolean head = HttpMethod.HEAD.equals(method);
         boolean safe = head || HttpMethod.GET.equals(method);
@@ -102,7 +103,7 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        ResponseQueue.of(ctx.channel()).channelClosed();
+        ResponseSequencer.of(ctx.channel()).discardRemaining();
         super.channelInactive(ctx);
     }
 
@@ -115,8 +116,8 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
     /** What the answer to a request sent to the origin needs; built on the loop, finished on the loop. */
     private final class Exchange {
         private final ChannelHandlerContext ctx;
-        private final ResponseQueue queue;
-        private final ResponseQueue.Slot slot;
+        private final ResponseSequencer queue;
+        private final ResponseSequencer.Slot slot;
         private final HttpVersion version;
         private final HttpMethod method;
         private final HttpHeaders requestHeaders;
@@ -124,7 +125,7 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
         private final byte[] storeKey;
         private final byte[] invalidateKey;
 
-        Exchange(ChannelHandlerContext ctx, ResponseQueue queue, ResponseQueue.Slot slot, HttpVersion version,
+        Exchange(ChannelHandlerContext ctx, ResponseSequencer queue, ResponseSequencer.Slot slot, HttpVersion version,
                  HttpMethod method, HttpHeaders requestHeaders, String verdict, byte[] storeKey, byte[] invalidateKey) {
             this.ctx = ctx;
             this.queue = queue;

@@ -9,7 +9,6 @@
  *                       HIT: CachedResponse.toResponse (+ Age, X-Cache: HIT)
  *     OriginClient      MISS or BYPASS: OriginPool of the caller's event loop -> OriginConnectionHandler
  *     ContentCache      store: StorePolicy.freshness + size -> CacheWriter (own thread) -> KeyValueStore.put
- *   ResponseQueue       answers leave in request order (HTTP/1.1 pipelining), Connection: close honoured
  * </pre>
  *
  * <h2>Threads</h2>

@@ -3,6 +3,7 @@ package io.elastikey.keyserver.http;
 import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;
+import io.elastikey.protocol.http.ResponseSequencer;
 import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiException;
 import io.elastikey.protocol.ski.SkiJson;

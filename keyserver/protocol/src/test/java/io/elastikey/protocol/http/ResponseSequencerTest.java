@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.http;
+package io.elastikey.protocol.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
