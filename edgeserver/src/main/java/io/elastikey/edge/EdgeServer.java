@@ -14,6 +14,7 @@ import io.elastikey.edge.tls.KeyOperations;
 import io.elastikey.edge.tls.RemoteKeyMethod;
 import io.elastikey.protocol.admin.AdminServer;
 import io.elastikey.protocol.config.FileWatcher;
+import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -23,8 +24,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -43,7 +42,7 @@ public final class EdgeServer implements AutoCloseable {
 
     private final EdgeConfig config;
     private final EdgeMetrics metrics = new EdgeMetrics();
-    private final Deque<AutoCloseable> parts = new ArrayDeque<>();
+    private final StartedParts parts = new StartedParts();
     private Channel channel;
     private AdminServer admin;
     private EdgeTls tls;
@@ -124,8 +123,7 @@ public final class EdgeServer implements AutoCloseable {
 
     /** Remembers a started part; {@link #close} closes parts in the reverse order of their start. */
     private <T extends AutoCloseable> T started(T part) {
-        parts.push(part);
-        return part;
+        return parts.add(part);
     }
 
     /** The HTTPS listener's bound address (the real port when {@code listen} asked for port 0). */
@@ -164,13 +162,6 @@ public final class EdgeServer implements AutoCloseable {
     @Override
     public void close() {
         ready = false;
-        while (!parts.isEmpty()) {
-            AutoCloseable part = parts.pop();
-            try {
-                part.close();
-            } catch (Exception e) {
-                log.warn("closing {} failed: {}", part, e.toString());
-            }
-        }
+        parts.close();
     }
 }

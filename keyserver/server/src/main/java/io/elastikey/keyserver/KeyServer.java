@@ -17,6 +17,7 @@ import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.keyserver.governor.ScaleUpClientFactory;
 import io.elastikey.keyserver.governor.ScaleUpClients;
 import io.elastikey.keyserver.http.KeyServerInitializer;
+import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
 import io.elastikey.store.Stores;
@@ -39,8 +40,6 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.security.cert.CertificateException;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -56,7 +55,7 @@ public final class KeyServer implements AutoCloseable {
 
     private final KeyServerConfig config;
     private final ScaleUpClientFactory scaleUpClients;
-    private final Deque<AutoCloseable> parts = new ArrayDeque<>();
+    private final StartedParts parts = new StartedParts();
     private KeyRepository repository;
     private CryptoProvider provider;
     private Channel channel;
@@ -171,8 +170,7 @@ public final class KeyServer implements AutoCloseable {
 
     /** Remembers a started part; {@link #close} closes parts in the reverse order of their start. */
     private <T extends AutoCloseable> T started(T part) {
-        parts.push(part);
-        return part;
+        return parts.add(part);
     }
 
     private void bindGauges(KeyServerMetrics metrics, AuditLog audit, ReloadingSslContext tls) {
@@ -208,13 +206,6 @@ public final class KeyServer implements AutoCloseable {
     @Override
     public void close() {
         ready = false;
-        while (!parts.isEmpty()) {
-            AutoCloseable part = parts.pop();
-            try {
-                part.close();
-            } catch (Exception e) {
-                log.warn("closing {} failed: {}", part, e.toString());
-            }
-        }
+        parts.close();
     }
 }
