@@ -8,23 +8,17 @@ import io.elastikey.scaleup.jni.NativeScaleUpClient;
 import io.elastikey.scaleup.socket.SocketScaleUpClient;
 import io.elastikey.store.elastic.ChildJvm;
 import io.elastikey.store.elastic.ElasticStore;
-import io.elastikey.store.elastic.ElasticStoreConfig;
-import io.elastikey.store.elastic.FsyncPolicy;
-import io.elastikey.store.elastic.ResizeOperation;
 import io.elastikey.store.governor.Decision.Kind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -62,15 +56,7 @@ class GovernorEndToEndTest {
     @BeforeEach
     void openStore() {
         socket = dir.resolve("scaleupd.sock");
-        store = ElasticStore.open(ElasticStoreConfig.builder(dir.resolve("store")).memoryBudgetBytes(2 * MIB)
-                .indexCapacity(10_000).fsyncPolicy(FsyncPolicy.NEVER).averageKeySize(9).averageValueSize(VALUE_SIZE)
-                .build());
-        List<Map.Entry<byte[], byte[]>> batch = new ArrayList<>();
-        for (int i = 0; i < KEYS; i++) {
-            batch.add(Map.entry(key(i), value(i)));
-        }
-        store.putAll(batch);
-        settle();
+        store = NumberedStore.open(dir.resolve("store"), 2 * MIB, KEYS, VALUE_SIZE);
     }
 
     @AfterEach
@@ -222,10 +208,10 @@ class GovernorEndToEndTest {
         for (int i = 0; i < n; i++) {
             int k = random.nextInt(KEYS);
             long before = store.stats().hits();
-            byte[] v = store.get(key(k));
+            byte[] v = store.get(NumberedStore.key(k));
             hits += store.stats().hits() - before;
             lookups++;
-            if (!matches(v, k)) {
+            if (!NumberedStore.matches(v, k, VALUE_SIZE)) {
                 wrongAnswers++;
             }
         }
@@ -238,38 +224,12 @@ class GovernorEndToEndTest {
     private long verifyAll() {
         long right = 0;
         for (int k = 0; k < KEYS; k++) {
-            right += matches(store.get(key(k)), k) ? 1 : 0;
+            right += NumberedStore.matches(store.get(NumberedStore.key(k)), k, VALUE_SIZE) ? 1 : 0;
         }
         return right;
     }
 
     private void settle() {
-        ResizeOperation op = store.lastResize();
-        if (op != null) {
-            try {
-                assertThat(op.await(60, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        }
-    }
-
-    private static boolean matches(byte[] v, int k) {
-        return v != null && v.length == VALUE_SIZE && v[0] == (byte) (k >>> 24) && v[1] == (byte) (k >>> 16)
-                && v[2] == (byte) (k >>> 8) && v[3] == (byte) k;
-    }
-
-    private static byte[] key(int i) {
-        return String.format("key-%05d", i).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static byte[] value(int i) {
-        byte[] v = new byte[VALUE_SIZE];
-        new SplittableRandom(i).nextBytes(v);
-        v[0] = (byte) (i >>> 24);
-        v[1] = (byte) (i >>> 16);
-        v[2] = (byte) (i >>> 8);
-        v[3] = (byte) i;
-        return v;
+        NumberedStore.settle(store);
     }
 }

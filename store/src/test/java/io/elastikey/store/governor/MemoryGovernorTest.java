@@ -9,12 +9,9 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.elastikey.scaleup.ScaleUpException;
 import io.elastikey.store.elastic.ElasticStore;
-import io.elastikey.store.elastic.ElasticStoreConfig;
-import io.elastikey.store.elastic.FsyncPolicy;
 import io.elastikey.store.elastic.ResizeOperation;
 import io.elastikey.store.governor.Decision.Kind;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,15 +55,7 @@ class MemoryGovernorTest {
 
     @BeforeEach
     void openStore() throws Exception {
-        store = ElasticStore.open(ElasticStoreConfig.builder(dir.resolve("store")).memoryBudgetBytes(MIB)
-                .indexCapacity(10_000).fsyncPolicy(FsyncPolicy.NEVER).averageKeySize(9).averageValueSize(VALUE_SIZE)
-                .build());
-        List<java.util.Map.Entry<byte[], byte[]>> batch = new ArrayList<>();
-        for (int i = 0; i < KEYS; i++) {
-            batch.add(java.util.Map.entry(key(i), value(i)));
-        }
-        store.putAll(batch);
-        settle();
+        store = NumberedStore.open(dir.resolve("store"), MIB, KEYS, VALUE_SIZE);
         Path status = Files.writeString(dir.resolve("status"), "VmRSS:\t 300000 kB\n");
         meminfo = dir.resolve("meminfo");
         setAvailable(16L << 30);
@@ -346,9 +335,9 @@ class MemoryGovernorTest {
     private GovernorDecision tickNoSettle(int n) {
         for (int i = 0; i < n; i++) {
             int k = random.nextInt(KEYS);
-            byte[] v = store.get(key(k));
+            byte[] v = store.get(NumberedStore.key(k));
             lookups++;
-            if (v == null || v.length != VALUE_SIZE || index(v) != k) {
+            if (!NumberedStore.matches(v, k, VALUE_SIZE)) {
                 wrongAnswers++;
             }
         }
@@ -372,16 +361,8 @@ class MemoryGovernorTest {
         }
     }
 
-    /** Waits for a running resize to finish (a condition, not a timing). */
     private void settle() {
-        ResizeOperation op = store.lastResize();
-        if (op != null) {
-            try {
-                assertThat(op.await(60, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        }
+        NumberedStore.settle(store);
     }
 
     private void setAvailable(long bytes) throws IOException {
@@ -404,23 +385,5 @@ class MemoryGovernorTest {
     private static long infos(ListAppender<ILoggingEvent> log, String text) {
         return log.list.stream().filter(e -> e.getLevel() == Level.INFO && e.getFormattedMessage().contains(text))
                 .count();
-    }
-
-    private static byte[] key(int i) {
-        return String.format("key-%05d", i).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static byte[] value(int i) {
-        byte[] v = new byte[VALUE_SIZE];
-        new SplittableRandom(i).nextBytes(v);
-        v[0] = (byte) (i >>> 24);
-        v[1] = (byte) (i >>> 16);
-        v[2] = (byte) (i >>> 8);
-        v[3] = (byte) i;
-        return v;
-    }
-
-    private static int index(byte[] v) {
-        return (v[0] & 0xff) << 24 | (v[1] & 0xff) << 16 | (v[2] & 0xff) << 8 | (v[3] & 0xff);
     }
 }
