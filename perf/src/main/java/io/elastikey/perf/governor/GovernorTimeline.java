@@ -6,6 +6,7 @@
 //   ./elastikey loadgen governor --out /tmp/gt
 package io.elastikey.perf.governor;
 
+import io.elastikey.perf.store.BenchmarkDataset;
 import io.elastikey.perf.load.LoadSteps;
 import io.elastikey.perf.load.OpenLoopSchedule;
 import io.elastikey.perf.JvmFlags;
@@ -66,7 +67,7 @@ public final class GovernorTimeline implements Callable<Integer> {
             "hit_ratio", "lookup_p99_ms");
     private static final long MIB = 1L << 20;
     private static final long HIGHEST_NANOS = TimeUnit.MINUTES.toNanos(1);
-    private static final int KEY_LENGTH = 16;
+    private static final int KEY_LENGTH = BenchmarkDataset.KEY_LENGTH;
 
     @Option(names = "--out", defaultValue = "governor-timeline",
             description = "Directory for governor-timeline.csv and .png (default: ${DEFAULT-VALUE}).")
@@ -320,17 +321,9 @@ public final class GovernorTimeline implements Callable<Integer> {
         };
     }
 
-    /** {@code "key-%012d"} into {@code dst} (16 bytes), without allocating. */
+    /** Key {@code i} in the benchmarks' one key form, {@code "key-%012d"}, into {@code dst}; returns it. */
     static byte[] key(long i, byte[] dst) {
-        dst[0] = 'k';
-        dst[1] = 'e';
-        dst[2] = 'y';
-        dst[3] = '-';
-        long v = i;
-        for (int p = KEY_LENGTH - 1; p >= 4; p--) {
-            dst[p] = (byte) ('0' + v % 10);
-            v /= 10;
-        }
+        BenchmarkDataset.writeKey(i, dst);
         return dst;
     }
 

@@ -30,23 +30,6 @@ class ElasticStoreTest {
     }
 
     @Test
-    void putGetDeleteRoundTrip() {
-        try (ElasticStore store = ElasticStore.open(config().build())) {
-            store.put(b("k1"), b("v1"));
-            assertThat(store.get(b("k1"))).isEqualTo(b("v1"));
-            assertThat(store.contains(b("k1"))).isTrue();
-            assertThat(store.size()).isEqualTo(1);
-            store.put(b("k1"), b("v2"));
-            assertThat(store.get(b("k1"))).isEqualTo(b("v2"));
-            assertThat(store.delete(b("k1"))).isTrue();
-            assertThat(store.delete(b("k1"))).isFalse();
-            assertThat(store.get(b("k1"))).isNull();
-            assertThat(store.contains(b("k1"))).isFalse();
-            assertThat(store.size()).isZero();
-        }
-    }
-
-    @Test
     void getIntoBufferCopiesOnlyWhenItFits() {
         try (ElasticStore store = ElasticStore.open(config().memoryBudgetBytes(0).build())) {
             store.put(b("k"), b("hello"));
