@@ -175,8 +175,7 @@ public final class KeyServer implements AutoCloseable {
 
     private void bindGauges(KeyServerMetrics metrics, AuditLog audit, ReloadingSslContext tls) {
         metrics.gauge("elastikey.keys.stored", "Keys in the repository", repository, KeyRepository::count);
-        metrics.gauge("elastikey.keys.cache.hit.ratio", "Hit ratio of the parsed-key cache", repository,
-                r -> r.cacheStats().hitRatio());
+        bindCacheMetrics(metrics);
         metrics.gauge("elastikey.store.entries", "Entries in the key store", repository,
                 r -> r.storeStats().entries());
         metrics.gauge("elastikey.store.memory.bytes", "Bytes of the key store in its memory tier", repository,
@@ -188,6 +187,22 @@ public final class KeyServer implements AutoCloseable {
                 AuditLog::dropped);
         metrics.counter("elastikey.tls.reloads", "TLS context rebuilds after file changes", tls,
                 ReloadingSslContext::generation);
+    }
+
+    private void bindCacheMetrics(KeyServerMetrics metrics) {
+        metrics.gauge("elastikey.keys.cache.hit.ratio", "Hit ratio of the parsed-key cache since start", repository,
+                r -> r.cacheStats().hitRatio());
+        metrics.counter("elastikey.keys.cache.hits", "Key lookups answered by the parsed-key cache", repository,
+                r -> r.cacheStats().hits());
+        metrics.counter("elastikey.keys.cache.misses", "Key lookups that read the store (and unsealed and parsed)",
+                repository, r -> r.cacheStats().misses());
+        metrics.counter("elastikey.keys.cache.evictions", "Parsed keys dropped to stay within keys.cache",
+                repository, r -> r.cacheStats().evictions());
+        metrics.gauge("elastikey.keys.cache.entries", "Parsed keys held", repository, r -> r.cacheStats().entries());
+        metrics.gauge("elastikey.keys.cache.bytes", "Estimated memory of the parsed keys held, heap and native",
+                repository, r -> r.cacheStats().bytes());
+        metrics.gauge("elastikey.keys.cache.capacity.bytes", "The parsed-key cache's bound (keys.cache)", repository,
+                r -> r.cacheStats().capacityBytes());
     }
 
     /** The SKI endpoint's bound address (the real port when {@code listen} asked for port 0). */

@@ -79,7 +79,7 @@ public class CryptoOperationBenchmark {
             String keyId = HexFormat.of().formatHex(pair.getPublic().getEncoded(), 0, 16) + i;
             loaded[i] = new LoadedKey(keyId, workload.keyType(),
                     selected.keyParser().parse(workload.keyType(), pair.getPrivate().getEncoded()),
-                    pair.getPublic(), null, Set.of(), List.of());
+                    Set.of(), List.of());
             requests[i] = workload.request(keyId, pair.getPublic());
             operations.perform(loaded[i], requests[i]); // fail here, not mid-measurement
         }

@@ -27,6 +27,8 @@ import java.util.Locale;
 public final class KeyServerConfig {
     public static final String DEFAULT_DATA_DIR = ConfigOptions.DEFAULT_DATA_DIR;
     private static final long ENTRIES_PER_KEY = 4;
+    /** Holds some 480,000 EC P-256 keys (docs/keys.md, "Parsed-key cache"). */
+    static final String DEFAULT_KEY_CACHE = "512m";
 
     private final Path dataDir;
     private final InetSocketAddress listen;
@@ -39,7 +41,7 @@ public final class KeyServerConfig {
     private final Duration reloadInterval;
     private final Path policyFile;
     private final Path kekFile;
-    private final int keyCacheSize;
+    private final long keyCacheBytes;
     private final long expectedKeys;
     private final long storeMemoryBytes;
     private final FsyncPolicy storeFsync;
@@ -77,7 +79,7 @@ public final class KeyServerConfig {
         reloadInterval = Values.duration("tls.reload-interval", or(source.get("tls.reload-interval"), "2s"));
         policyFile = path(source, "policy", dataDir.resolve("policy.conf"));
         kekFile = path(source, "kek.file", dataDir.resolve("kek"));
-        keyCacheSize = Values.nonNegativeInt("keys.cache", or(source.get("keys.cache"), "100000"));
+        keyCacheBytes = keyCacheBytes(or(source.get("keys.cache"), DEFAULT_KEY_CACHE));
         expectedKeys = Values.size("keys.expected", or(source.get("keys.expected"), "256k"));
         if (expectedKeys < 1 || expectedKeys > (1L << 32)) {
             throw new ConfigException("keys.expected: " + expectedKeys + " is outside 1 to 2^32");
@@ -121,6 +123,19 @@ public final class KeyServerConfig {
      * The {@code store.governor.*} settings; {@code null} when {@code store.governor} is {@code off}. Every one is
      * read (and a malformed one refused) either way.
      */
+    /**
+     * {@code keys.cache} is a memory size. It used to be a number of keys, so a bare number other than 0 is refused
+     * rather than read as bytes: "100000" would otherwise silently become a cache of some ninety keys.
+     */
+    private static long keyCacheBytes(String text) {
+        String t = text.strip();
+        if (!t.equals("0") && !t.isEmpty() && Character.isDigit(t.charAt(t.length() - 1))) {
+            throw new ConfigException("keys.cache: '" + text + "' needs a unit: it is the memory parsed keys may "
+                    + "take (e.g. 512m, 1g; 0 disables the cache), no longer a number of keys");
+        }
+        return Values.size("keys.cache", t);
+    }
+
     private static GovernorConfig governorConfig(ConfigSource source, long storeMemoryBytes) {
         String mode = or(source.get("store.governor"), "off").strip().toLowerCase(Locale.ROOT);
         if (!mode.equals("on") && !mode.equals("off")) {
@@ -216,7 +231,8 @@ public final class KeyServerConfig {
     public Duration reloadInterval() { return reloadInterval; }
     public Path policyFile() { return policyFile; }
     public Path kekFile() { return kekFile; }
-    public int keyCacheSize() { return keyCacheSize; }
+    /** The memory the parsed-key cache may take, heap and native together; 0 when disabled. */
+    public long keyCacheBytes() { return keyCacheBytes; }
     /** How many keys the store's index is laid out for; it grows past this, more slowly. */
     public long expectedKeys() { return expectedKeys; }
     public long storeMemoryBytes() { return storeMemoryBytes; }

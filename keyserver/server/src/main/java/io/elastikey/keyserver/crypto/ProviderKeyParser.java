@@ -10,10 +10,12 @@ import java.security.KeyFactory;
 import java.security.PrivateKey;
 import java.security.interfaces.ECKey;
 import java.security.interfaces.RSAKey;
+import java.security.interfaces.RSAPrivateCrtKey;
 import java.security.spec.ECGenParameterSpec;
 import java.security.spec.ECParameterSpec;
 import java.security.spec.InvalidKeySpecException;
 import java.security.spec.PKCS8EncodedKeySpec;
+import java.security.spec.RSAPrivateCrtKeySpec;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -28,6 +30,12 @@ import java.util.Map;
  * <p>The parsed key is checked against the declared {@link KeyType} (RSA modulus size, EC
  * curve), so a record whose type is wrong fails here and not later, mid-handshake.
  *
+ * <p>RSA keys take a shorter road into ACCP: the JDK decodes the PKCS#8 into its CRT numbers,
+ * {@link RsaCrtCheck} checks that they belong together, and ACCP builds its key from them. Handing
+ * ACCP the PKCS#8 itself costs about 115 µs per RSA-2048 key here, nearly all of it the native
+ * library's full key check; this road costs about 15 µs (docs/benchmarks.md, KeyLoadBenchmark),
+ * which matters because parsing is the parsed-key cache's miss path.
+ *
  * <p>Thread-safe: {@code KeyFactory} objects are kept per thread (ACCP's internal Ed25519
  * factory is one shared object, as ACCP itself shares it).
  */
@@ -37,6 +45,7 @@ final class ProviderKeyParser implements PrivateKeyParser {
 
     private final CryptoProvider provider;
     private final ThreadLocal<Map<String, KeyFactory>> factories = ThreadLocal.withInitial(() -> new HashMap<>(4));
+    private final ThreadLocal<KeyFactory> jdkRsa = ThreadLocal.withInitial(ProviderKeyParser::jdkRsaFactory);
 
     ProviderKeyParser(CryptoProvider provider) {
         this.provider = provider;
@@ -44,17 +53,42 @@ final class ProviderKeyParser implements PrivateKeyParser {
 
     @Override
     public PrivateKey parse(KeyType type, byte[] pkcs8) throws GeneralSecurityException {
-        Map<String, KeyFactory> mine = factories.get();
-        KeyFactory factory = mine.get(type.keyAlgorithm());
-        if (factory == null) {
-            factory = provider.keyFactory(type.keyAlgorithm());
-            mine.put(type.keyAlgorithm(), factory);
-        }
-        PrivateKey key = factory.generatePrivate(new PKCS8EncodedKeySpec(pkcs8));
+        PrivateKey key = provider.isAccp() && type.keyAlgorithm().equals("RSA")
+                ? rsaThroughCrt(pkcs8)
+                : factory(type.keyAlgorithm()).generatePrivate(new PKCS8EncodedKeySpec(pkcs8));
         if (!matches(type, key)) {
             throw new InvalidKeySpecException("the PKCS#8 key is not a " + type.cliName() + " key");
         }
         return key;
+    }
+
+    private PrivateKey rsaThroughCrt(byte[] pkcs8) throws GeneralSecurityException {
+        PrivateKey decoded = jdkRsa.get().generatePrivate(new PKCS8EncodedKeySpec(pkcs8));
+        if (!(decoded instanceof RSAPrivateCrtKey crt)) {
+            throw new InvalidKeySpecException("the PKCS#8 RSA key has no CRT parameters");
+        }
+        RsaCrtCheck.check(crt);
+        return factory("RSA").generatePrivate(new RSAPrivateCrtKeySpec(crt.getModulus(), crt.getPublicExponent(),
+                crt.getPrivateExponent(), crt.getPrimeP(), crt.getPrimeQ(), crt.getPrimeExponentP(),
+                crt.getPrimeExponentQ(), crt.getCrtCoefficient()));
+    }
+
+    private KeyFactory factory(String algorithm) throws GeneralSecurityException {
+        Map<String, KeyFactory> mine = factories.get();
+        KeyFactory factory = mine.get(algorithm);
+        if (factory == null) {
+            factory = provider.keyFactory(algorithm);
+            mine.put(algorithm, factory);
+        }
+        return factory;
+    }
+
+    private static KeyFactory jdkRsaFactory() {
+        try {
+            return KeyFactory.getInstance("RSA", "SunRsaSign");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("this JDK has no SunRsaSign RSA key factory", e);
+        }
     }
 
     private static boolean matches(KeyType type, PrivateKey key) {

@@ -5,7 +5,7 @@ import io.elastikey.keyserver.keys.LoadedKey;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
-import java.security.interfaces.RSAPublicKey;
+import java.security.interfaces.RSAKey;
 import javax.crypto.Cipher;
 
 /**
@@ -77,7 +77,7 @@ final class RsaDecryption {
     }
 
     static BigInteger modulus(LoadedKey key) {
-        return ((RSAPublicKey) key.publicKey()).getModulus();
+        return ((RSAKey) key.privateKey()).getModulus();
     }
 
     /**

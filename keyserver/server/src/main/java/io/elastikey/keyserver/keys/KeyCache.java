@@ -1,42 +1,52 @@
-// KeyCache -- the bounded cache of parsed keys (Caffeine), with the alias -> key ID map beside it.
+// KeyCache -- the parsed-key cache (Caffeine), bounded by the memory its keys take, not by their number.
 package io.elastikey.keyserver.keys;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 
 import java.util.Collection;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
- * Parsed keys by key ID, so a hot key is unsealed and parsed once rather than on every handshake; and, beside
- * them, which key ID an alias names, so a client that sends certificate fingerprints costs no store lookup either.
- * Both are bounded by the same {@code maximumSize} (Caffeine's W-TinyLFU eviction). An alias never changes the key
- * it names (it is a digest of that key or of one of its certificates), so an alias entry can only be stale in
- * naming a removed key, whose lookup then misses.
+ * Parsed keys by the identifier a client named them with, so a hot key is unsealed and parsed once rather than on
+ * every handshake, and costs one hash lookup and no store read at all, even when the client names it by certificate
+ * fingerprint. A key named by two identifiers (its key ID and a fingerprint, say) is cached twice; clients name a
+ * key one way, so that costs little, and it spares every entry an alias map beside it.
  *
- * <p>A size of 0 disables both: every find reads the store and unseals. The trade-off is documented in
- * docs/keys.md: cached keys are plain private-key objects in the Java heap.
+ * <p>Bounded by bytes ({@link KeyFootprint}): a million EC keys and ten thousand RSA keys differ eight-fold in size,
+ * so a count says nothing about memory. Caffeine's W-TinyLFU decides what stays: under a uniform load over more keys
+ * than fit, it keeps a stable set instead of churning; under a skewed one, the popular keys.
+ *
+ * <p>A capacity of 0 disables the cache: every find reads the store and unseals. Cached keys are plain private-key
+ * objects in process memory (docs/keys.md).
  *
  * <p>Thread-safe. A miss loads under Caffeine's per-entry computation, so concurrent finds of one cold key parse it
  * once.
  */
 final class KeyCache {
-    private final long maximumSize;
+    private final long capacityBytes;
     private final Cache<String, LoadedKey> keys;
-    private final Cache<String, String> aliases;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
+    private final LongAdder evictions = new LongAdder();
     private final AtomicLong generation = new AtomicLong();
 
-    KeyCache(long maximumSize) {
-        if (maximumSize < 0) {
-            throw new IllegalArgumentException("the key cache size must be 0 (disabled) or more, not " + maximumSize);
+    KeyCache(long capacityBytes) {
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("the key cache size must be 0 (disabled) or more bytes, not "
+                    + capacityBytes);
         }
-        this.maximumSize = maximumSize;
-        this.keys = maximumSize == 0 ? null : Caffeine.newBuilder().maximumSize(maximumSize).build();
-        this.aliases = maximumSize == 0 ? null : Caffeine.newBuilder().maximumSize(maximumSize).build();
+        this.capacityBytes = capacityBytes;
+        this.keys = capacityBytes == 0 ? null : Caffeine.newBuilder()
+                .maximumWeight(capacityBytes)
+                .weigher(KeyFootprint::of)
+                .evictionListener((String identifier, LoadedKey key, RemovalCause cause) -> evictions.increment())
+                .build();
     }
 
     /** The cached key for an identifier (key ID or alias), counted as a hit; {@code null} when not cached. */
@@ -45,10 +55,6 @@ final class KeyCache {
             return null;
         }
         LoadedKey key = keys.getIfPresent(identifier);
-        if (key == null) {
-            String keyId = aliases.getIfPresent(identifier);
-            key = keyId == null ? null : keys.getIfPresent(keyId);
-        }
         if (key != null) {
             hits.increment();
         }
@@ -56,7 +62,7 @@ final class KeyCache {
     }
 
     /**
-     * Changes whenever a key is invalidated. A loader takes it before reading the store and hands it to
+     * Changes whenever keys are invalidated. A loader takes it before reading the store and hands it to
      * {@link #load}, so that a key read just before it was removed or updated is not cached after the removal.
      */
     long generation() {
@@ -68,16 +74,14 @@ final class KeyCache {
      * meanwhile, else through {@code loader}, whose result is cached unless an invalidation happened since
      * {@code readGeneration}.
      */
-    LoadedKey load(String identifier, String keyId, long readGeneration, Function<String, LoadedKey> loader) {
+    LoadedKey load(String identifier, long readGeneration, Function<String, LoadedKey> loader) {
         misses.increment();
         if (keys == null) {
-            return loader.apply(keyId);
+            return loader.apply(identifier);
         }
-        LoadedKey key = keys.get(keyId, loader);
+        LoadedKey key = keys.get(identifier, loader);
         if (generation.get() != readGeneration) {
-            keys.invalidate(keyId); // raced with a remove or update: the caller gets what it read, nobody else
-        } else if (!identifier.equals(keyId)) {
-            aliases.put(identifier, keyId);
+            keys.invalidate(identifier); // raced with a remove or update: the caller gets what it read, nobody else
         }
         return key;
     }
@@ -87,16 +91,36 @@ final class KeyCache {
         misses.increment();
     }
 
-    /** Forgets a key (it was updated or removed) and the aliases that named it. */
-    void invalidate(String keyId, Collection<String> aliasesOfKey) {
+    /**
+     * Forgets keys that were updated or removed, under every identifier they were cached by. Walks the whole cache
+     * once: updates and removals happen in the {@code keys} commands and tests, never per request.
+     */
+    void invalidate(Collection<String> keyIds) {
         generation.incrementAndGet();
-        if (keys != null) {
-            keys.invalidate(keyId);
-            aliases.invalidateAll(aliasesOfKey);
+        if (keys != null && !keyIds.isEmpty()) {
+            Set<String> gone = Set.copyOf(keyIds);
+            keys.asMap().values().removeIf(key -> gone.contains(key.keyId()));
         }
     }
 
+    /**
+     * Up to {@code limit} cached identifiers, most valuable first (Caffeine's hottest), for a warm start: what was
+     * in the cache when the server stopped is what the next one loads first.
+     */
+    List<String> hottest(int limit) {
+        if (keys == null) {
+            return List.of();
+        }
+        return keys.policy().eviction().map(e -> List.copyOf(e.hottest(limit).keySet())).orElse(List.of());
+    }
+
     KeyCacheStats stats() {
-        return new KeyCacheStats(hits.sum(), misses.sum(), keys == null ? 0 : keys.estimatedSize(), maximumSize);
+        if (keys == null) {
+            return new KeyCacheStats(hits.sum(), misses.sum(), 0, 0, 0, 0);
+        }
+        keys.cleanUp();
+        long weighted = keys.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+        return new KeyCacheStats(hits.sum(), misses.sum(), evictions.sum(), keys.estimatedSize(), weighted,
+                capacityBytes);
     }
 }

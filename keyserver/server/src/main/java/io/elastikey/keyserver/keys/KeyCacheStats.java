@@ -1,4 +1,4 @@
-// KeyCacheStats -- how well the parsed-key cache works: hits, misses, size.
+// KeyCacheStats -- how well the parsed-key cache works: hits, misses, evictions, size in entries and bytes.
 package io.elastikey.keyserver.keys;
 
 /**
@@ -8,10 +8,12 @@ package io.elastikey.keyserver.keys;
  *
  * @param hits          finds answered from the cache
  * @param misses        finds that read the store
- * @param size          parsed keys held now
- * @param maximumSize   the configured bound; 0 when the cache is disabled
+ * @param evictions     keys dropped to stay within the capacity
+ * @param entries       parsed keys held now (a key named by two identifiers counts twice)
+ * @param bytes         their estimated memory, heap and native ({@link KeyFootprint})
+ * @param capacityBytes the configured bound; 0 when the cache is disabled
  */
-public record KeyCacheStats(long hits, long misses, long size, long maximumSize) {
+public record KeyCacheStats(long hits, long misses, long evictions, long entries, long bytes, long capacityBytes) {
     /** Hits over all finds, or 0 before the first find. */
     public double hitRatio() {
         long total = hits + misses;

@@ -26,8 +26,8 @@ import java.util.function.Predicate;
  * {@link KeyRecord}, and in prose in docs/keys.md.
  *
  * <p>Reading: {@link #find} resolves an identifier (one store {@code get} for a key ID, two for an alias), unseals
- * the record, parses the key once through the {@link PrivateKeyParser}, and keeps the result in a bounded cache
- * ({@link KeyCache}), so a hot key costs a hash lookup. Listing, showing and exporting read only the clear fields
+ * the record, parses the key once through the {@link PrivateKeyParser}, and keeps the result in a cache bounded by
+ * memory ({@link KeyCache}), so a hot key costs a hash lookup. Listing, showing and exporting read only the clear fields
  * and never unseal. Writing goes through {@link KeyWriter}, one {@code putAll} per batch.
  *
  * <p>Only the {@link KeyValueStore} interface is used, so ElasticStore, Redis or an in-memory map all work; with
@@ -49,18 +49,18 @@ public final class KeyRepository implements AutoCloseable {
     /**
      * A repository on {@code store}, which the caller keeps and closes.
      *
-     * @param cacheSize the most parsed keys (and, separately, aliases) kept in memory; 0 disables the cache
+     * @param cacheBytes the memory parsed keys may take (estimated, heap and native); 0 disables the cache
      * @throws KekException when the store's keys were sealed under another KEK
      */
-    public KeyRepository(KeyValueStore store, Kek kek, PrivateKeyParser parser, long cacheSize) {
-        this(store, false, kek, parser, cacheSize);
+    public KeyRepository(KeyValueStore store, Kek kek, PrivateKeyParser parser, long cacheBytes) {
+        this(store, false, kek, parser, cacheBytes);
     }
 
     private KeyRepository(KeyValueStore store, boolean ownsStore, Kek kek, PrivateKeyParser parser,
-                          long cacheSize) {
+                          long cacheBytes) {
         this.store = store;
         this.ownsStore = ownsStore;
-        this.cache = new KeyCache(cacheSize);
+        this.cache = new KeyCache(cacheBytes);
         this.kek = kek;
         Sealer sealer = new Sealer(kek);
         checkKek(store, sealer, kek);
@@ -72,7 +72,7 @@ public final class KeyRepository implements AutoCloseable {
      * The repository the server and the {@code keys} commands share: the store at {@code config.store()} (an
      * {@link ElasticStore} directory or a Redis URI, see {@link Stores}), the KEK from
      * {@value Kek#ENVIRONMENT_VARIABLE} or {@code config.kekFile()},
-     * and a cache of {@code config.keyCacheSize()} keys. A missing KEK file is created (mode 0600) only while the
+     * and a parsed-key cache of {@code config.keyCacheBytes()}. A missing KEK file is created (mode 0600) only while the
      * store holds no sealed data, so a lost or mistyped KEK path never silently starts a second KEK.
      */
     public static KeyRepository open(KeyServerConfig config, PrivateKeyParser parser) {
@@ -89,7 +89,7 @@ public final class KeyRepository implements AutoCloseable {
             } else {
                 kek = Kek.create(config.kekFile());
             }
-            return new KeyRepository(store, true, kek, parser, config.keyCacheSize());
+            return new KeyRepository(store, true, kek, parser, config.keyCacheBytes());
         } catch (RuntimeException e) {
             store.close();
             throw e;
@@ -110,10 +110,10 @@ public final class KeyRepository implements AutoCloseable {
      * @throws IllegalArgumentException when a record exceeds the store's value size limit
      */
     public List<String> addAll(List<KeyEntry> entries) {
-        writer.addAll(entries);
+        List<String> updated = writer.addAll(entries);
+        cache.invalidate(updated);
         List<String> keyIds = new ArrayList<>(entries.size());
         for (KeyEntry entry : entries) {
-            cache.invalidate(entry.keyId(), List.of());
             keyIds.add(entry.keyId());
         }
         return keyIds;
@@ -178,11 +178,10 @@ public final class KeyRepository implements AutoCloseable {
      */
     public boolean remove(String identifier) {
         byte[] keyId = resolveBytes(KeyIds.parse(identifier));
-        List<String> aliases = keyId == null ? null : writer.remove(keyId);
-        if (aliases == null) {
+        if (keyId == null || writer.remove(keyId) == null) {
             return false;
         }
-        cache.invalidate(KeyIds.hex(keyId), aliases);
+        cache.invalidate(List.of(KeyIds.hex(keyId)));
         return true;
     }
 
@@ -237,12 +236,12 @@ public final class KeyRepository implements AutoCloseable {
         return store;
     }
 
-    /** The statistics of the store under the repository. */
     /** Whether the store can serve lookups now (a Redis store: connected and answering a cached ping). */
     public boolean storeAvailable() {
         return store.available();
     }
 
+    /** The statistics of the store under the repository. */
     public io.elastikey.store.StoreStats storeStats() {
         return store.stats();
     }
@@ -273,7 +272,7 @@ public final class KeyRepository implements AutoCloseable {
         }
         byte[] record = stored;
         byte[] resolvedKeyId = keyId;
-        return cache.load(id, KeyIds.hex(keyId), generation, k -> unsealer.unseal(resolvedKeyId, record));
+        return cache.load(id, generation, k -> unsealer.unseal(resolvedKeyId, record));
     }
 
     private byte[] resolveBytes(byte[] identifier) {

@@ -4,17 +4,19 @@ package io.elastikey.keyserver.keys;
 import io.elastikey.protocol.pki.KeyIds;
 
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.security.PrivateKey;
-import java.security.cert.CertificateException;
-import java.security.cert.X509Certificate;
 import java.util.Arrays;
-import java.util.List;
 
 /**
- * Opens key records. The PEM plaintext and the PKCS#8 DER exist only for the duration of {@link #unseal}, in
- * arrays that are zeroed before it returns; what remains is the parser's key object. Every failure becomes a
- * {@link SealedRecordException} naming the key and the likely cause, never the bytes or the underlying message.
+ * Opens key records: the miss path of the parsed-key cache, so it does only what a signature needs. The PEM
+ * plaintext and the PKCS#8 DER exist only for the duration of {@link #unseal}, in arrays that are zeroed before it
+ * returns; what remains is the parser's key object. Every failure becomes a {@link SealedRecordException} naming the
+ * key and the likely cause, never the bytes or the underlying message.
+ *
+ * <p>The stored certificate is not parsed here. Authorization needs only its names, which the record keeps in the
+ * clear; the seal's associated data covers the key ID and the whole header, certificate included, so a record whose
+ * certificate was swapped in the store fails to open. That the certificate is the key's own was checked when the
+ * key was added ({@link KeyEntry}). The associated data is the stored header itself, not a re-encoding of it.
  */
 final class KeyUnsealer {
     private final Sealer sealer;
@@ -37,26 +39,22 @@ final class KeyUnsealer {
         }
         byte[] pem;
         try {
-            pem = sealer.unseal(record.sealedKey(), record.associatedData(keyId));
+            pem = sealer.unseal(record.sealedKey(), associatedData(keyId, stored, record));
         } catch (GeneralSecurityException e) {
             throw new SealedRecordException("key " + id + ": cannot unseal the private key: the KEK from "
                     + kek.source() + " is not the one it was sealed with, or the record was altered in the store");
         }
         PrivateKey privateKey = parse(id, record, pem);
-        List<X509Certificate> chain;
-        try {
-            chain = ChainPem.decode(record.chainPem());
-        } catch (CertificateException e) {
-            throw new SealedRecordException("key " + id + ": the stored certificate does not parse");
-        }
-        X509Certificate leaf = chain.get(0);
-        if (!MessageDigest.isEqual(KeyIds.spkiSha256(leaf.getPublicKey()), keyId)) {
-            throw new SealedRecordException("key " + id + ": the stored certificate is for another key");
-        }
-        return new LoadedKey(id, record.type(), privateKey, leaf.getPublicKey(), leaf, record.tags(),
-                CertificateNames.of(leaf));
+        return new LoadedKey(id, record.type(), privateKey, record.tags(), record.names());
     }
 
+    /** The key ID, then the stored header: everything before the sealed key's length ({@link KeyRecord}). */
+    private static byte[] associatedData(byte[] keyId, byte[] stored, KeyRecord record) {
+        int headerLength = stored.length - Integer.BYTES - record.sealedKey().length;
+        byte[] data = Arrays.copyOf(keyId, keyId.length + headerLength);
+        System.arraycopy(stored, 0, data, keyId.length, headerLength);
+        return data;
+    }
     private PrivateKey parse(String id, KeyRecord record, byte[] pem) {
         byte[] der = null;
         try {

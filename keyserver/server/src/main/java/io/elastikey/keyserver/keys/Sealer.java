@@ -16,8 +16,10 @@ import javax.crypto.spec.GCMParameterSpec;
  * version byte followed by the caller's data (for key records: the key ID and every public field), so a sealed key
  * moved to another record, or a record whose public part was edited, fails to open.
  *
- * <p>Thread-safe: a {@link Cipher} is made per call (they are not shareable, and making one costs far less than a
- * private-key operation).
+ * <p>Thread-safe: each thread keeps its own {@link Cipher} (they are not shareable), because looking one up through
+ * the provider list costs more than opening a small seal, and unsealing is on the parsed-key cache's miss path.
+ * GCM forbids reusing a nonce for encryption, which {@link Cipher#init} enforces per object, so every seal and
+ * unseal re-initializes with its own nonce.
  */
 final class Sealer {
     static final byte VERSION = 1;
@@ -27,6 +29,9 @@ final class Sealer {
 
     private static final String TRANSFORMATION = "AES/GCM/NoPadding";
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final byte[] VERSION_AAD = {VERSION};
+
+    private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(Sealer::newCipher);
 
     private final Kek kek;
 
@@ -39,9 +44,9 @@ final class Sealer {
         byte[] nonce = new byte[NONCE_LENGTH];
         RANDOM.nextBytes(nonce);
         try {
-            Cipher cipher = Cipher.getInstance(TRANSFORMATION);
+            Cipher cipher = ciphers.get();
             cipher.init(Cipher.ENCRYPT_MODE, kek.secretKey(), new GCMParameterSpec(TAG_LENGTH * 8, nonce));
-            cipher.updateAAD(new byte[] {VERSION});
+            cipher.updateAAD(VERSION_AAD);
             cipher.updateAAD(associatedData);
             ByteBuffer out = ByteBuffer.allocate(1 + NONCE_LENGTH + cipher.getOutputSize(plaintext.length));
             out.put(VERSION).put(nonce);
@@ -66,12 +71,21 @@ final class Sealer {
         if (sealed[0] != VERSION) {
             throw new GeneralSecurityException("unknown seal version " + sealed[0]);
         }
-        Cipher cipher = Cipher.getInstance(TRANSFORMATION);
+        Cipher cipher = ciphers.get();
         cipher.init(Cipher.DECRYPT_MODE, kek.secretKey(),
                 new GCMParameterSpec(TAG_LENGTH * 8, sealed, 1, NONCE_LENGTH));
-        cipher.updateAAD(new byte[] {VERSION});
+        cipher.updateAAD(VERSION_AAD);
         cipher.updateAAD(associatedData);
         int offset = 1 + NONCE_LENGTH;
         return cipher.doFinal(sealed, offset, sealed.length - offset);
+    }
+
+    private static Cipher newCipher() {
+        try {
+            return Cipher.getInstance(TRANSFORMATION);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-256-GCM is unavailable in this Java runtime ("
+                    + e.getClass().getSimpleName() + ")");
+        }
     }
 }

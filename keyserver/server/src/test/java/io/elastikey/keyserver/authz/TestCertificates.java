@@ -77,7 +77,7 @@ final class TestCertificates {
 
     /** A key with this ID, tags and certificate names; the key material is irrelevant to authorization. */
     static LoadedKey key(String keyId, Set<String> tags, List<String> names) {
-        return new LoadedKey(keyId, KeyType.EC_P256, KEY_PAIR.getPrivate(), KEY_PAIR.getPublic(), null, tags, names);
+        return new LoadedKey(keyId, KeyType.EC_P256, KEY_PAIR.getPrivate(), tags, names);
     }
 
     /** A key ID made of one repeated hex digit, e.g. {@code keyId('a')}. */

@@ -44,7 +44,7 @@ class KeyServerConfigTest {
         assertThat(config.reloadInterval()).isEqualTo(Duration.ofSeconds(2));
         assertThat(config.policyFile()).isEqualTo(data.resolve("policy.conf"));
         assertThat(config.kekFile()).isEqualTo(data.resolve("kek"));
-        assertThat(config.keyCacheSize()).isEqualTo(100_000);
+        assertThat(config.keyCacheBytes()).isEqualTo(512L << 20);
         assertThat(config.storeMemoryBytes()).isEqualTo(256L << 20);
         assertThat(config.storeFsync()).isEqualTo(FsyncPolicy.GROUP);
         assertThat(config.maxBodyBytes()).isEqualTo(16 << 10);
@@ -242,6 +242,7 @@ class KeyServerConfigTest {
             "crypto.provider|bc",
             "keys.cache|-1",
             "keys.cache|lots",
+            "keys.cache|100000",
             "crypto.workers|0",
             "io.threads|0",
             "crypto.queue|many",

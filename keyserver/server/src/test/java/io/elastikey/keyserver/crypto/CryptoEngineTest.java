@@ -191,7 +191,7 @@ class CryptoEngineTest {
             byte[] signature = engine.submit(p256, SkiRequest.sign(p256.keyId(), SignatureScheme.ECDSA_SECP256R1_SHA256,
                     content), deadline()).get(10, TimeUnit.SECONDS);
 
-            assertThat(JdkCrypto.verify("SHA256withECDSA", p256.publicKey(), content, signature)).isTrue();
+            assertThat(JdkCrypto.verify("SHA256withECDSA", TestKeys.publicKey(p256), content, signature)).isTrue();
         }
     }
 

@@ -50,7 +50,7 @@ class RsaDecryptionTest {
         premaster[0] = 3;
         premaster[1] = 3;
 
-        byte[] ciphertext = JdkCrypto.encryptPkcs1(key.publicKey(), premaster);
+        byte[] ciphertext = JdkCrypto.encryptPkcs1(TestKeys.publicKey(key), premaster);
 
         byte[] answer = operations.perform(key, SkiRequest.rsa(key.keyId(), ciphertext));
 
@@ -62,7 +62,7 @@ class RsaDecryptionTest {
     void everyKindOfBadBlockGetsADeterministic48ByteAnswer(TestProviders providers, KeyType type) throws Exception {
         CryptoOperations operations = operations(providers, 1);
         LoadedKey key = TestKeys.loaded(operations.provider(), type);
-        int k = JdkCrypto.modulusLength(key.publicKey());
+        int k = JdkCrypto.modulusLength(TestKeys.publicKey(key));
         List<byte[]> blocks = List.of(
                 block(k, 0x00, 0x01, 48),                 // type 1, not 2
                 block(k, 0x01, 0x02, 48),                 // first byte not zero
@@ -72,7 +72,7 @@ class RsaDecryptionTest {
                 block(k, 0x00, 0x02, 0),                  // no message at all
                 noSeparator(block(k, 0x00, 0x02, 48)));   // PS runs to the end
         for (byte[] bad : blocks) {
-            byte[] ciphertext = JdkCrypto.rawPublic(key.publicKey(), bad);
+            byte[] ciphertext = JdkCrypto.rawPublic(TestKeys.publicKey(key), bad);
             byte[] first = operations.perform(key, SkiRequest.rsa(key.keyId(), ciphertext));
             byte[] second = operations.perform(key, SkiRequest.rsa(key.keyId(), ciphertext.clone()));
 
@@ -88,7 +88,7 @@ class RsaDecryptionTest {
         LoadedKey key = TestKeys.loaded(operations.provider(), KeyType.RSA_2048);
         byte[] secret32 = random(32);
 
-        byte[] ciphertext = JdkCrypto.encryptPkcs1(key.publicKey(), secret32);
+        byte[] ciphertext = JdkCrypto.encryptPkcs1(TestKeys.publicKey(key), secret32);
 
         byte[] answer = operations.perform(key, SkiRequest.rsa(key.keyId(), ciphertext));
 
@@ -102,9 +102,9 @@ class RsaDecryptionTest {
         CryptoProvider provider = providers.get();
         LoadedKey key = TestKeys.loaded(provider, KeyType.RSA_2048);
         LoadedKey otherKey = TestKeys.loaded(provider, KeyType.RSA_2048, 1);
-        byte[] bad = JdkCrypto.rawPublic(key.publicKey(), block(256, 0x00, 0x01, 48));
-        byte[] otherBad = JdkCrypto.rawPublic(key.publicKey(), block(256, 0x00, 0x01, 48));
-        byte[] badForOtherKey = JdkCrypto.rawPublic(otherKey.publicKey(), block(256, 0x00, 0x01, 48));
+        byte[] bad = JdkCrypto.rawPublic(TestKeys.publicKey(key), block(256, 0x00, 0x01, 48));
+        byte[] otherBad = JdkCrypto.rawPublic(TestKeys.publicKey(key), block(256, 0x00, 0x01, 48));
+        byte[] badForOtherKey = JdkCrypto.rawPublic(TestKeys.publicKey(otherKey), block(256, 0x00, 0x01, 48));
 
         byte[] answer = operations(providers, 1).perform(key, SkiRequest.rsa(key.keyId(), bad));
 
@@ -124,12 +124,12 @@ class RsaDecryptionTest {
         CryptoOperations operations = operations(providers, 1);
         LoadedKey key = TestKeys.loaded(operations.provider(), type);
         RSAPrivateKey jdkKey = (RSAPrivateKey) TestKeys.pair(type).getPrivate();
-        int k = JdkCrypto.modulusLength(key.publicKey());
+        int k = JdkCrypto.modulusLength(TestKeys.publicKey(key));
         byte[] one = new byte[k];
         one[k - 1] = 1;
-        byte[] random = JdkCrypto.rawPublic(key.publicKey(), random(k - 1));
+        byte[] random = JdkCrypto.rawPublic(TestKeys.publicKey(key), random(k - 1));
 
-        for (byte[] ciphertext : List.of(one, random, JdkCrypto.encryptPkcs1(key.publicKey(), random(48)))) {
+        for (byte[] ciphertext : List.of(one, random, JdkCrypto.encryptPkcs1(TestKeys.publicKey(key), random(48)))) {
             BigInteger expected = new BigInteger(1, ciphertext)
                     .modPow(jdkKey.getPrivateExponent(), jdkKey.getModulus());
 
@@ -145,7 +145,7 @@ class RsaDecryptionTest {
         CryptoOperations operations = operations(providers, 1);
         LoadedKey rsa = TestKeys.loaded(operations.provider(), KeyType.RSA_2048);
         byte[] modulus = JdkCrypto.toBytes(RsaDecryption.modulus(rsa), 256);
-        byte[] valid = JdkCrypto.encryptPkcs1(rsa.publicKey(), random(48));
+        byte[] valid = JdkCrypto.encryptPkcs1(TestKeys.publicKey(rsa), random(48));
         List<byte[]> inputs = List.of(Arrays.copyOf(valid, 255), Arrays.copyOf(valid, 257), new byte[0], modulus);
 
         for (byte[] input : inputs) {

@@ -7,6 +7,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.MessageDigest;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class TestKeys {
     private static final Map<String, KeyPair> PAIRS = new ConcurrentHashMap<>();
     private static final Map<String, LoadedKey> LOADED = new ConcurrentHashMap<>();
+    private static final Map<String, PublicKey> PUBLIC_KEYS = new ConcurrentHashMap<>();
 
     private TestKeys() {
     }
@@ -45,11 +47,17 @@ final class TestKeys {
             KeyPair pair = pair(type, index);
             try {
                 PrivateKey key = provider.keyParser().parse(type, pair.getPrivate().getEncoded());
-                return new LoadedKey(keyId(pair), type, key, pair.getPublic(), null, Set.of(), List.of());
+                PUBLIC_KEYS.put(keyId(pair), pair.getPublic());
+                return new LoadedKey(keyId(pair), type, key, Set.of(), List.of());
             } catch (GeneralSecurityException e) {
                 throw new IllegalStateException("cannot load a " + type + " key with " + provider, e);
             }
         });
+    }
+
+    /** The public half of a key {@link #loaded} made (a {@link LoadedKey} carries only the private key). */
+    static PublicKey publicKey(LoadedKey key) {
+        return PUBLIC_KEYS.get(key.keyId());
     }
 
     /** Lower-case hex SHA-256 of the SubjectPublicKeyInfo, as the repository names keys. */

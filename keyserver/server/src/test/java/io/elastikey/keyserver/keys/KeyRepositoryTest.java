@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.pki.KeyType;
+import io.elastikey.protocol.pki.Pem;
 import io.elastikey.store.KeyValueStore;
 import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
 
 import java.nio.file.Path;
+import java.security.PublicKey;
 import java.security.Signature;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,10 +39,12 @@ class KeyRepositoryTest {
                 .fsyncPolicy(FsyncPolicy.NEVER).segmentSizeBytes(1 << 20).build());
     }
 
+    static final long CACHE = 1 << 20;
+
     @BeforeEach
     void open() {
         store = openStore(dir);
-        keys = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 100);
+        keys = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), CACHE);
     }
 
     @AfterEach
@@ -59,9 +63,8 @@ class KeyRepositoryTest {
             assertThat(loaded.type()).isEqualTo(type);
             assertThat(loaded.tags()).containsExactly("t-" + type.cliName());
             assertThat(loaded.names()).containsExactly(type.cliName() + ".example.test");
-            assertThat(loaded.certificate()).isEqualTo(entry.certificate());
             assertThat(loaded.privateKey().getEncoded()).isEqualTo(entry.privateKey().getEncoded());
-            assertSigns(loaded);
+            assertSigns(loaded, entry.certificate().getPublicKey());
         }
         assertThat(keys.count()).isEqualTo(KeyType.values().length);
     }
@@ -111,7 +114,7 @@ class KeyRepositoryTest {
         store.close();
 
         store = openStore(dir);
-        keys = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 100);
+        keys = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), CACHE);
         assertThat(keys.count()).isEqualTo(ids.size());
         for (String id : ids) {
             assertThat(keys.find(id)).as(id).isNotNull();
@@ -130,7 +133,7 @@ class KeyRepositoryTest {
         assertThat(keys.count()).isEqualTo(1);
         LoadedKey loaded = keys.find(keyId);
         assertThat(loaded.tags()).containsExactly("new");
-        assertThat(loaded.certificate()).isEqualTo(renewed.certificate());
+        assertThat(keys.certificatesPem(keyId, false).get(0)).isEqualTo(Pem.writeCertificate(renewed.certificate()));
         assertThat(loaded.names()).containsExactly("second.example.test");
         // The earlier certificate still names the key, and the key lists three certificates.
         assertThat(keys.find(KeyIds.hex(KeyIds.certificateSha1(first.certificate()))).keyId()).isEqualTo(keyId);
@@ -207,25 +210,68 @@ class KeyRepositoryTest {
         String keyId = keys.add(TestKeys.entry(KeyType.EC_P256, "cached.example.test"));
         LoadedKey first = keys.find(keyId);
         assertThat(keys.find(keyId)).isSameAs(first);
-        assertThat(keys.cacheStats()).isEqualTo(new KeyCacheStats(1, 1, 1, 100));
+        KeyCacheStats stats = keys.cacheStats();
+        assertThat(stats.hits()).isEqualTo(1);
+        assertThat(stats.misses()).isEqualTo(1);
+        assertThat(stats.entries()).isEqualTo(1);
+        assertThat(stats.evictions()).isZero();
+        assertThat(stats.bytes()).isBetween((long) KeyFootprint.providerKey(KeyType.EC_P256), 2_000L);
+        assertThat(stats.capacityBytes()).isEqualTo(CACHE);
+    }
+
+    @Test
+    void cacheIsBoundedByMemoryNotByCount() {
+        KeyRepository small = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 8_000);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            ids.add(keys.add(TestKeys.fresh(KeyType.EC_P256, "bounded-" + i + ".example.test")));
+        }
+        ids.forEach(small::find);
+        ids.forEach(small::find);
+        KeyCacheStats stats = small.cacheStats();
+        assertThat(stats.bytes()).isPositive().isLessThanOrEqualTo(8_000);
+        assertThat(stats.entries()).isBetween(1L, 8_000L / KeyFootprint.providerKey(KeyType.EC_P256));
+        assertThat(stats.evictions()).isPositive();
+        assertThat(stats.hits() + stats.misses()).isEqualTo(60);
+        // One RSA-2048 key weighs as much as several EC keys.
+        assertThat(KeyFootprint.providerKey(KeyType.RSA_2048)).isGreaterThan(5 * KeyFootprint.providerKey(
+                KeyType.EC_P256));
+    }
+
+    @Test
+    void aKeyCachedUnderAFingerprintIsForgottenWhenUpdatedOrRemoved() {
+        KeyEntry entry = TestKeys.entry(KeyType.EC_P256, "alias-cached.example.test", "before");
+        String keyId = keys.add(entry);
+        String fingerprint = KeyIds.hex(KeyIds.certificateSha1(entry.certificate())).toUpperCase();
+        assertThat(keys.find(fingerprint).tags()).containsExactly("before");
+        assertThat(keys.findCached(fingerprint)).isNotNull();
+
+        keys.add(TestKeys.entry(TestKeys.pair(KeyType.EC_P256), "alias-cached.example.test", "after"));
+        assertThat(keys.findCached(fingerprint)).isNull();
+        assertThat(keys.find(fingerprint).tags()).containsExactly("after");
+
+        assertThat(keys.remove(keyId)).isTrue();
+        assertThat(keys.findCached(fingerprint)).isNull();
+        assertThat(keys.find(fingerprint)).isNull();
     }
 
     @Test
     void cacheSizeZeroUnsealsOnEveryFind() throws Exception {
         KeyRepository uncached = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 0);
-        String keyId = uncached.add(TestKeys.entry(KeyType.EC_P256, "uncached.example.test"));
+        KeyEntry entry = TestKeys.entry(KeyType.EC_P256, "uncached.example.test");
+        String keyId = uncached.add(entry);
         LoadedKey first = uncached.find(keyId);
         LoadedKey second = uncached.find(keyId);
         assertThat(second).isNotSameAs(first);
         assertThat(second.privateKey()).isEqualTo(first.privateKey());
-        assertSigns(second);
-        assertThat(uncached.cacheStats()).isEqualTo(new KeyCacheStats(0, 2, 0, 0));
+        assertSigns(second, entry.certificate().getPublicKey());
+        assertThat(uncached.cacheStats()).isEqualTo(new KeyCacheStats(0, 2, 0, 0, 0, 0));
     }
 
     @Test
     void worksOnAnyKeyValueStore() {
         try (KeyValueStore map = new MapStore()) {
-            KeyRepository onMap = new KeyRepository(map, KEK, new JdkPrivateKeyParser(), 10);
+            KeyRepository onMap = new KeyRepository(map, KEK, new JdkPrivateKeyParser(), CACHE);
             KeyEntry entry = TestKeys.entry(KeyType.ED25519, "map.example.test");
             String keyId = onMap.add(entry);
             assertThat(onMap.find(KeyIds.hex(KeyIds.certificateSha1(entry.certificate()))).keyId()).isEqualTo(keyId);
@@ -248,13 +294,13 @@ class KeyRepositoryTest {
         assertThat(keys.count()).isZero();
     }
 
-    static void assertSigns(LoadedKey key) throws Exception {
+    static void assertSigns(LoadedKey key, PublicKey publicKey) throws Exception {
         Signature signer = Signature.getInstance(key.type().signatureAlgorithm());
         signer.initSign(key.privateKey());
         signer.update(new byte[] {1, 2, 3});
         byte[] signature = signer.sign();
         Signature verifier = Signature.getInstance(key.type().signatureAlgorithm());
-        verifier.initVerify(key.certificate().getPublicKey());
+        verifier.initVerify(publicKey);
         verifier.update(new byte[] {1, 2, 3});
         assertThat(verifier.verify(signature)).as(key.type().cliName()).isTrue();
     }

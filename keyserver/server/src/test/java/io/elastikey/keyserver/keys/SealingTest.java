@@ -34,7 +34,7 @@ class SealingTest {
             entries.add(TestKeys.entry(type, type.cliName() + ".example.test"));
         }
         try (ElasticStore store = KeyRepositoryTest.openStore(dir)) {
-            KeyRepository keys = new KeyRepository(store, KeyRepositoryTest.KEK, new JdkPrivateKeyParser(), 10);
+            KeyRepository keys = new KeyRepository(store, KeyRepositoryTest.KEK, new JdkPrivateKeyParser(), KeyRepositoryTest.CACHE);
             keys.addAll(entries);
             keys.add(TestKeys.entry(KeyType.EC_P256, "again.example.test")); // a record rewritten
         }
@@ -68,11 +68,11 @@ class SealingTest {
     @Test
     void aStoreOpenedWithAnotherKekIsRefusedAtOnce() {
         try (ElasticStore store = KeyRepositoryTest.openStore(dir)) {
-            new KeyRepository(store, KeyRepositoryTest.KEK, new JdkPrivateKeyParser(), 10)
+            new KeyRepository(store, KeyRepositoryTest.KEK, new JdkPrivateKeyParser(), KeyRepositoryTest.CACHE)
                     .add(TestKeys.entry(KeyType.EC_P256, "kek.example.test"));
         }
         try (ElasticStore store = KeyRepositoryTest.openStore(dir)) {
-            assertThatThrownBy(() -> new KeyRepository(store, OTHER_KEK, new JdkPrivateKeyParser(), 10))
+            assertThatThrownBy(() -> new KeyRepository(store, OTHER_KEK, new JdkPrivateKeyParser(), KeyRepositoryTest.CACHE))
                     .isInstanceOf(KekException.class)
                     .hasMessageContaining("other KEK").hasMessageContaining("not the key-encryption key");
         }
@@ -82,11 +82,11 @@ class SealingTest {
     void aRecordSealedUnderAnotherKekIsAClearError() {
         MapStore original = new MapStore();
         KeyEntry entry = TestKeys.entry(KeyType.RSA_2048, "moved.example.test");
-        String keyId = new KeyRepository(original, KeyRepositoryTest.KEK, new JdkPrivateKeyParser(), 10).add(entry);
+        String keyId = new KeyRepository(original, KeyRepositoryTest.KEK, new JdkPrivateKeyParser(), KeyRepositoryTest.CACHE).add(entry);
         byte[] recordKey = StoreLayout.recordKey(KeyIds.parse(keyId));
 
         MapStore elsewhere = new MapStore();
-        KeyRepository other = new KeyRepository(elsewhere, OTHER_KEK, new JdkPrivateKeyParser(), 10);
+        KeyRepository other = new KeyRepository(elsewhere, OTHER_KEK, new JdkPrivateKeyParser(), KeyRepositoryTest.CACHE);
         elsewhere.put(recordKey, original.get(recordKey));
         assertThatThrownBy(() -> other.find(keyId)).isInstanceOf(SealedRecordException.class)
                 .hasMessageContaining(keyId).hasMessageContaining("other KEK")
