@@ -20,6 +20,8 @@ import io.elastikey.keyserver.http.KeyServerInitializer;
 import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
+import io.elastikey.keyserver.warmup.HotKeyFile;
+import io.elastikey.keyserver.warmup.KeyWarmup;
 import io.elastikey.store.Stores;
 import io.elastikey.keyserver.ski.AuditingRequestLog;
 import io.elastikey.keyserver.ski.Caller;
@@ -38,6 +40,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.cert.CertificateException;
 import java.util.List;
@@ -52,6 +55,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class KeyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KeyServer.class);
+    /** Identifiers kept between runs: more than the default cache holds, some 60 MB of file at most. */
+    private static final int HOT_KEYS_LIMIT = 1_500_000;
 
     private final KeyServerConfig config;
     private final ScaleUpClientFactory scaleUpClients;
@@ -93,6 +98,9 @@ public final class KeyServer implements AutoCloseable {
         provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()));
         log.info("crypto provider: {}", provider.description());
         repository = started(KeyRepository.open(config, provider.keyParser()));
+        HotKeyFile hotKeys = new HotKeyFile(config.hotKeyFile());
+        List<String> lastHotKeys = readHotKeys(hotKeys);
+        started(() -> saveHotKeys(hotKeys)); // closed before the repository: the cache is still whole
         if (config.storeGovernor()) {
             governor = started(startGovernor());
         }
@@ -124,6 +132,9 @@ public final class KeyServer implements AutoCloseable {
         if (governor != null) {
             GovernorMetrics.bind(metrics, governor);
         }
+        KeyWarmup warmup = new KeyWarmup(repository, engine.operation());
+        warmup.exercise(lastHotKeys, config.warmupExercise());
+        bindWarmupMetrics(metrics, warmup);
         KeySkiService service = new KeySkiService(repository, engine, loaders);
         CallerResolver callers = (certificate, remote) -> {
             try {
@@ -145,6 +156,8 @@ public final class KeyServer implements AutoCloseable {
         admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
                 () -> ready && repository.storeAvailable()));
         ready = true;
+        Thread reload = warmup.reload(lastHotKeys);
+        started(reload::interrupt);
         log.info("key server listening on {} ({}, {}), admin on {}, {} keys in {}, policy {} ({} rules)",
                 address(), Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),
                 repository.count(), Stores.describe(config.store()), config.policyFile(), policy.current().ruleCount());
@@ -187,6 +200,40 @@ public final class KeyServer implements AutoCloseable {
                 AuditLog::dropped);
         metrics.counter("elastikey.tls.reloads", "TLS context rebuilds after file changes", tls,
                 ReloadingSslContext::generation);
+    }
+
+    private static List<String> readHotKeys(HotKeyFile hotKeys) {
+        try {
+            List<String> identifiers = hotKeys.read(HOT_KEYS_LIMIT);
+            if (!identifiers.isEmpty()) {
+                log.info("{} hot keys of the last run in {}: reloading them while serving", identifiers.size(),
+                        hotKeys.path());
+            }
+            return identifiers;
+        } catch (IOException e) {
+            log.warn("cannot read the hot-key file {} (starting cold): {}", hotKeys.path(), e.toString());
+            return List.of();
+        }
+    }
+
+    private void saveHotKeys(HotKeyFile hotKeys) {
+        List<String> identifiers = repository.hottestCached(HOT_KEYS_LIMIT);
+        if (identifiers.isEmpty()) {
+            return;
+        }
+        try {
+            hotKeys.write(identifiers);
+            log.info("saved {} hot keys to {} for the next start", identifiers.size(), hotKeys.path());
+        } catch (IOException e) {
+            log.warn("cannot save the hot-key file {}: {}", hotKeys.path(), e.toString());
+        }
+    }
+
+    private static void bindWarmupMetrics(KeyServerMetrics metrics, KeyWarmup warmup) {
+        metrics.gauge("elastikey.keys.reload.done", "Hot keys of the last run loaded again since start", warmup,
+                KeyWarmup::reloaded);
+        metrics.gauge("elastikey.keys.reload.total", "Hot keys of the last run this start loads again", warmup,
+                KeyWarmup::toReload);
     }
 
     private void bindCacheMetrics(KeyServerMetrics metrics) {

@@ -42,6 +42,7 @@ public final class KeyServerConfig {
     private final Path policyFile;
     private final Path kekFile;
     private final long keyCacheBytes;
+    private final Duration warmupExercise;
     private final long expectedKeys;
     private final long storeMemoryBytes;
     private final FsyncPolicy storeFsync;
@@ -80,6 +81,7 @@ public final class KeyServerConfig {
         policyFile = path(source, "policy", dataDir.resolve("policy.conf"));
         kekFile = path(source, "kek.file", dataDir.resolve("kek"));
         keyCacheBytes = keyCacheBytes(or(source.get("keys.cache"), DEFAULT_KEY_CACHE));
+        warmupExercise = Values.duration("warmup.exercise", or(source.get("warmup.exercise"), "5s"));
         expectedKeys = Values.size("keys.expected", or(source.get("keys.expected"), "256k"));
         if (expectedKeys < 1 || expectedKeys > (1L << 32)) {
             throw new ConfigException("keys.expected: " + expectedKeys + " is outside 1 to 2^32");
@@ -233,6 +235,10 @@ public final class KeyServerConfig {
     public Path kekFile() { return kekFile; }
     /** The memory the parsed-key cache may take, heap and native together; 0 when disabled. */
     public long keyCacheBytes() { return keyCacheBytes; }
+    /** How long a starting server exercises its lookup-and-sign path before it reports ready; 0 skips it. */
+    public Duration warmupExercise() { return warmupExercise; }
+    /** Where the identifiers of the parsed-key cache are kept between runs (docs/keyserver.md, "Warm start"). */
+    public Path hotKeyFile() { return dataDir.resolve("hot-keys"); }
     /** How many keys the store's index is laid out for; it grows past this, more slowly. */
     public long expectedKeys() { return expectedKeys; }
     public long storeMemoryBytes() { return storeMemoryBytes; }

@@ -124,6 +124,11 @@ public final class CryptoEngine implements AutoCloseable {
         return expired.sum();
     }
 
+    /** The operation the workers run, for callers that run one on their own thread (the start-up warm-up). */
+    public KeyOperation operation() {
+        return operation;
+    }
+
     public CryptoEngineConfig config() {
         return config;
     }

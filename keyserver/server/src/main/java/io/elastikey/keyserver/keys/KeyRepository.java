@@ -149,6 +149,29 @@ public final class KeyRepository implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #find(String)} without the parsed-key cache: always reads the store, unseals and parses, and keeps
+     * nothing (the start-up warm-up exercises the miss path with it). Not counted in the cache's statistics.
+     */
+    public LoadedKey findUncached(String identifier) {
+        byte[] bytes;
+        try {
+            bytes = KeyIds.parse(KeyIds.normalize(identifier));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        StoredKey stored = read(bytes);
+        return stored == null ? null : unsealer.unseal(stored.keyId(), stored.record());
+    }
+
+    /**
+     * Up to {@code limit} identifiers of the parsed-key cache, the most valuable first: what a warm start should
+     * load (see {@code warmup.HotKeyFile}).
+     */
+    public List<String> hottestCached(int limit) {
+        return cache.hottest(limit);
+    }
+
     /** {@link #find(String)} for the 20 or 32 bytes of an identifier, as the Keyless protocol carries them. */
     public LoadedKey find(byte[] identifier) {
         if (identifier.length != KeyIds.SHA1_LENGTH && identifier.length != KeyIds.SHA256_LENGTH) {
@@ -260,19 +283,27 @@ public final class KeyRepository implements AutoCloseable {
 
     private LoadedKey load(String id, byte[] identifier) {
         long generation = cache.generation();
-        byte[] keyId = identifier;
-        byte[] stored = identifier.length == KeyIds.SHA256_LENGTH ? store.get(recordKey(identifier)) : null;
-        if (stored == null) {
-            keyId = store.get(aliasKey(identifier));
-            stored = keyId == null ? null : store.get(recordKey(keyId));
-        }
+        StoredKey stored = read(identifier);
         if (stored == null) {
             cache.unknown();
             return null;
         }
-        byte[] record = stored;
-        byte[] resolvedKeyId = keyId;
-        return cache.load(id, generation, k -> unsealer.unseal(resolvedKeyId, record));
+        return cache.load(id, generation, k -> unsealer.unseal(stored.keyId(), stored.record()));
+    }
+
+    /** A key's ID and its stored record, as read for one find. */
+    private record StoredKey(byte[] keyId, byte[] record) {
+    }
+
+    /** One store {@code get} for a key ID, two for an alias; {@code null} when nothing is stored under it. */
+    private StoredKey read(byte[] identifier) {
+        byte[] keyId = identifier;
+        byte[] record = identifier.length == KeyIds.SHA256_LENGTH ? store.get(recordKey(identifier)) : null;
+        if (record == null) {
+            keyId = store.get(aliasKey(identifier));
+            record = keyId == null ? null : store.get(recordKey(keyId));
+        }
+        return record == null ? null : new StoredKey(keyId, record);
     }
 
     private byte[] resolveBytes(byte[] identifier) {
