@@ -6,6 +6,8 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -29,8 +31,12 @@ final class AuditJson {
     /** The fields of every line, in order: the contract with whoever parses the audit log. */
     static final List<String> FIELDS = List.of("time", "client", "remote", "key", "method", "result", "micros");
 
-    private static final DateTimeFormatter TIME =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
+    /**
+     * Formats a UTC {@link LocalDateTime}, not an {@link Instant} through a zoned formatter: on Java 17 the zoned
+     * path builds a new {@code ZoneRules} (with a hash map inside) for every line, which was a fifth of the key
+     * server's allocation under load.
+     */
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
     private static final int MAX_REMOTE_CHARS = 128;
     private static final JsonFactory JSON = new JsonFactory();
 
@@ -41,7 +47,9 @@ final class AuditJson {
         StringWriter line = new StringWriter(200);
         try (JsonGenerator json = JSON.createGenerator(line)) {
             json.writeStartObject();
-            json.writeStringField("time", TIME.format(event.time()));
+            Instant time = event.time();
+            json.writeStringField("time", TIME.format(LocalDateTime.ofEpochSecond(time.getEpochSecond(),
+                    time.getNano(), ZoneOffset.UTC)));
             json.writeStringField("client", event.client() == null ? null : event.client().shortName());
             json.writeStringField("remote", remote(event.remote()));
             json.writeStringField("key", event.keyId());
