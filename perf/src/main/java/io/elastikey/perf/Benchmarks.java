@@ -35,7 +35,8 @@ import picocli.CommandLine.Parameters;
         description = {"Runs the JMH benchmarks of elastikey-perf whose names match the regexes.",
                 "`bench ski-scale` is the key server at the use case's scale instead (its own --help)."},
         subcommands = SkiScaleCommand.class,
-        footer = {"", "Examples:", "  ./elastikey bench StoreGetBenchmark -f 1 -wi 1 -w 1s -i 2 -r 2s --param keys=20000",
+        footer = {"", "Examples:",
+                "  ./elastikey bench StoreGetBenchmark -f 1 -wi 1 -w 1s -i 2 -r 2s --param keys=20000",
                 "  ./elastikey bench ski-scale --quick%n"})
 public final class Benchmarks implements Callable<Integer> {
 

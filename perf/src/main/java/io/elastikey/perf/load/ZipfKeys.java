@@ -9,9 +9,9 @@ import java.util.random.RandomGenerator;
  * discrete distributions", ACM TOMACS 6(3), 1996; the same method as Apache Commons' {@code ZipfDistribution}):
  * constant time per draw, no table. The rank is then mapped to a key number in {@code 0..n-1} by a fixed
  * bijection ({@code ((rank - 1) * m + c) mod n}, {@code m} coprime with {@code n}, {@code c} about 0.38 n), so the
- * hot keys are scattered over the store's log (or the key server's key list) instead of being its first entries. Immutable and thread-safe;
- * callers bring their own random source, so a draw allocates nothing. The store's governor timeline and the SKI
- * load generator ({@code --key-order zipf}) both draw from it.
+ * hot keys are scattered over the store's log (or the key server's key list) instead of being its first entries.
+ * Immutable and thread-safe; callers bring their own random source, so a draw allocates nothing. The store's governor
+ * timeline and the SKI load generator ({@code --key-order zipf}) both draw from it.
  */
 public final class ZipfKeys {
 

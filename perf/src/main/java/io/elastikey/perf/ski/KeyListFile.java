@@ -24,10 +24,10 @@ import io.elastikey.protocol.pki.KeyType;
  *
  * <p><b>Format</b> (ASCII, one line per key, {@code \n} endings):
  * <pre>
- * # elastikey key list v1: &lt;certificate SHA-1, upper-case hex&gt; &lt;key type&gt; &lt;SubjectPublicKeyInfo, base64 DER&gt;
+ * # elastikey key list v1: &lt;certificate SHA-1, upper-case hex&gt; &lt;key type&gt; &lt;SubjectPublicKeyInfo, ...&gt;
  * 3F2A...(40 hex digits) ec256 MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE...
  * </pre>
- * The first line is the header, and what tells a key list from PEM. Then per key: the SHA-1 of the certificate's
+ * (the header line is cut short here; {@link #HEADER} has it whole). The header is what tells a key list from PEM. Then per key: the SHA-1 of the certificate's
  * DER as 40 hex digits (the {@code spki} an SKI client sends; either case is read), one space, the key type's
  * command-line name ({@code ec256}, {@code rsa2048}, ...: {@link KeyType#cliName()}), one space, and the key's
  * SubjectPublicKeyInfo in standard base64 with padding. A P-256 key's line is 172 bytes, so a million keys take

@@ -81,7 +81,8 @@ final class SkiWorkload {
     /**
      * A workload over {@code keys}; for the RSA methods its table of prepared requests is filled, in parallel.
      *
-     * @param scheme       for {@code SIGN}: the scheme, or null for each key's own ({@link Signatures#defaultSchemeFor})
+     * @param scheme       for {@code SIGN}: the scheme, or null for each key's own
+     *                     ({@link Signatures#defaultSchemeFor})
      * @param zipfExponent for {@link KeyOrder#ZIPF}: the exponent {@code s} (> 0)
      */
     static SkiWorkload prepare(SkiKeySet keys, SkiMethod method, SkiHash hash, SignatureScheme scheme,

@@ -87,7 +87,8 @@ public final class SkiScaleCommand implements Callable<Integer> {
     Long rsaKeys;
 
     @Option(names = "--small-keys", paramLabel = "N", defaultValue = "1000",
-            description = "The small key set of the closed-loop comparison: the first N keys (default: ${DEFAULT-VALUE}).")
+            description = "The small key set of the closed-loop comparison: the first N keys "
+                    + "(default: ${DEFAULT-VALUE}).")
     int smallKeys;
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "Where the data set is made and kept "
@@ -370,7 +371,7 @@ public final class SkiScaleCommand implements Callable<Integer> {
     private RunOutcome execute(KeyServerProcess server, ScaleRun run, ScaleDataSet data, Path directory,
                                PrintStream console, int progressEvery) throws IOException, InterruptedException {
         Files.createDirectories(directory);
-        String loadBefore = loadAverage();
+        String loadBefore = MachineFacts.loadAverage();
         Instant started = Instant.now();
         List<String> args = run.loadgenArgs("127.0.0.1:" + server.port(), data.pki(), verifySample, directory);
         int status;
@@ -388,7 +389,7 @@ public final class SkiScaleCommand implements Callable<Integer> {
         double wall = Duration.between(started, Instant.now()).toMillis() / 1000.0;
         System.gc(); // drop this run's key set and requests before the next run's
         ServerSample sample = server.sample();
-        return new RunOutcome(run, status, result, null, sample, loadBefore, loadAverage(), started, wall);
+        return new RunOutcome(run, status, result, null, sample, loadBefore, MachineFacts.loadAverage(), started, wall);
     }
 
     /**
@@ -459,7 +460,8 @@ public final class SkiScaleCommand implements Callable<Integer> {
         Path results = outDir != null ? outDir
                 : base.resolve("ski-scale-results").resolve(ec + "-" + LocalDateTime.now().format(STAMP));
         Duration closedTime = duration != null ? duration : Duration.ofSeconds(quick ? 20 : 30);
-        Duration openTime = openDuration != null ? openDuration : quick ? Duration.ofSeconds(20) : Duration.ofMinutes(5);
+        Duration openTime = openDuration != null ? openDuration
+                : quick ? Duration.ofSeconds(20) : Duration.ofMinutes(5);
         Duration runWarmup = warmup != null ? warmup : Duration.ofSeconds(quick ? 5 : 10);
         Duration jit = serverWarmup != null ? serverWarmup : Duration.ofSeconds(quick ? 10 : 30);
         Set<String> groups = new java.util.LinkedHashSet<>();
@@ -507,19 +509,11 @@ public final class SkiScaleCommand implements Callable<Integer> {
         report.headline("command", "`" + command.strip() + "`");
         report.setup("started", started.toString());
         report.headline("started", started.toString());
-        Map<String, Object> machine = new LinkedHashMap<>();
-        machine.put("cores", Runtime.getRuntime().availableProcessors());
-        machine.put("cpu", firstValue(Path.of("/proc/cpuinfo"), "model name"));
-        machine.put("memory", memory(firstValue(Path.of("/proc/meminfo"), "MemTotal")));
-        machine.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
-        machine.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
-                + System.getProperty("os.arch"));
-        machine.put("commit", commit());
-        machine.put("load_average_at_start", loadAverage());
+        Map<String, Object> machine = MachineFacts.describe();
         report.setup("machine", machine);
-        report.headline("machine", String.format("%d cores (%s), %s, %s, commit %s; load average %s at the "
-                        + "start", Runtime.getRuntime().availableProcessors(), machine.get("cpu"), machine.get("memory"),
-                machine.get("java"), machine.get("commit"), machine.get("load_average_at_start")));
+        report.headline("machine", String.format("%s cores (%s), %s, %s, commit %s; load average %s at the start",
+                machine.get("cores"), machine.get("cpu"), machine.get("memory"), machine.get("java"),
+                machine.get("commit"), machine.get("load_average_at_start")));
         report.setup("load_generator", "in the orchestrating JVM (one warm JVM for the whole matrix), on the same "
                 + "machine as the key server");
         report.headline("load generator", "`loadgen ski` in the benchmark's own JVM, on the same machine as the key "
@@ -540,47 +534,6 @@ public final class SkiScaleCommand implements Callable<Integer> {
         report.headline("durations", String.format("closed loop %s, open loop %s, %s warm-up before each, %s server "
                         + "warm-up", ScaleRun.human(s.duration), ScaleRun.human(s.openDuration),
                 ScaleRun.human(s.warmup), ScaleRun.human(s.serverWarmup)));
-    }
-
-    /** The 1-minute load average, as /proc/loadavg says it, or "-". */
-    static String loadAverage() {
-        try {
-            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
-        } catch (IOException | RuntimeException e) {
-            return "-";
-        }
-    }
-
-    private static String firstValue(Path file, String key) {
-        try {
-            for (String line : Files.readAllLines(file)) {
-                if (line.startsWith(key)) {
-                    return line.substring(line.indexOf(':') + 1).strip();
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // not Linux
-        }
-        return "-";
-    }
-
-    /** {@code 24684092 kB} as {@code 23.5 GiB}. */
-    private static String memory(String memTotal) {
-        try {
-            return String.format("%.1f GiB", Long.parseLong(memTotal.replaceAll("[^0-9]", "")) / 1024.0 / 1024.0);
-        } catch (NumberFormatException e) {
-            return memTotal;
-        }
-    }
-
-    private static String commit() {
-        try {
-            Process git = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
-            String hash = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            return git.waitFor() == 0 ? hash : "-";
-        } catch (IOException | InterruptedException e) {
-            return "-";
-        }
     }
 
     private static Duration remaining(List<ScaleRun> runs) {

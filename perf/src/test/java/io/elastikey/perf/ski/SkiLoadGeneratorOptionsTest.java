@@ -76,7 +76,8 @@ class SkiLoadGeneratorOptionsTest {
     @ParameterizedTest
     @ValueSource(strings = {
         "--rate=0", "--duration=0", "--warmup=-1", "--connections=0", "--verify-sample=-1", "--timeout-ms=0",
-        "--scheme=ecdsa_p256", "--key-limit=0", "--zipf-exponent=0", "--target=localhost", "--target=localhost:0", "--target=localhost:http"})
+        "--scheme=ecdsa_p256", "--key-limit=0", "--zipf-exponent=0", "--target=localhost", "--target=localhost:0",
+        "--target=localhost:http"})
     void anOutOfRangeValueIsAUsageError(String option) {
         assertUsageError(option, option.substring(2, option.indexOf('=')));
     }
