@@ -13,6 +13,7 @@ import io.elastikey.perf.Benchmarks;
 import io.elastikey.perf.governor.GovernorTimeline;
 import io.elastikey.perf.handshake.HandshakeLoadGenerator;
 import io.elastikey.perf.handshake.LocalKeyEdgeCommand;
+import io.elastikey.perf.ski.KeyListCommand;
 import io.elastikey.perf.ski.SkiLoadGenerator;
 import io.elastikey.perf.store.OpenLoopGet;
 import io.elastikey.resp.cli.StoreCommand;
@@ -47,6 +48,7 @@ public final class Main implements Runnable {
                 .addSubcommand("store", new OpenLoopGet())
                 .addSubcommand("governor", new GovernorTimeline())
                 .addSubcommand("ski", new SkiLoadGenerator())
+                .addSubcommand("keylist", new KeyListCommand())
                 .addSubcommand("handshake", new HandshakeLoadGenerator()));
         return cl.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(Main::reportFailure);
     }

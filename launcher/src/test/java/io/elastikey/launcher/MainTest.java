@@ -49,6 +49,8 @@ class MainTest {
         assertThat(run("pki", "init", "--help").out()).contains("--pki");
         assertThat(run("loadgen", "ski", "--help").out()).contains("--target", "--rate", "--verify-sample");
         assertThat(run("keys", "--help").out()).contains("import", "generate", "export-public");
+        assertThat(run("loadgen", "keylist", "--help").out()).contains("--from", "--out", "--type");
+        assertThat(run("bench", "ski-scale", "--help").out()).contains("--quick", "--keys", "--open-duration");
     }
 
     @Test

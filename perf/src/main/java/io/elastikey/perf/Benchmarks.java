@@ -18,6 +18,7 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import io.elastikey.perf.skiscale.SkiScaleCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -31,8 +32,12 @@ import picocli.CommandLine.Parameters;
  * one wins.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Runs the JMH benchmarks of elastikey-perf whose names match the regexes.",
-        footer = {"", "Example: ./elastikey bench StoreGetBenchmark -f 1 -wi 1 -w 1s -i 2 -r 2s --param keys=20000%n"})
+        description = {"Runs the JMH benchmarks of elastikey-perf whose names match the regexes.",
+                "`bench ski-scale` is the key server at the use case's scale instead (its own --help)."},
+        subcommands = SkiScaleCommand.class,
+        footer = {"", "Examples:",
+                "  ./elastikey bench StoreGetBenchmark -f 1 -wi 1 -w 1s -i 2 -r 2s --param keys=20000",
+                "  ./elastikey bench ski-scale --quick%n"})
 public final class Benchmarks implements Callable<Integer> {
 
     @Parameters(paramLabel = "REGEX", arity = "0..*",

@@ -9,6 +9,7 @@ package io.elastikey.perf.governor;
 import io.elastikey.perf.store.BenchmarkDataset;
 import io.elastikey.perf.load.LoadSteps;
 import io.elastikey.perf.load.OpenLoopSchedule;
+import io.elastikey.perf.load.ZipfKeys;
 import io.elastikey.perf.JvmFlags;
 import io.elastikey.perf.LogLevels;
 import io.elastikey.perf.chart.TimelineChart;

@@ -19,19 +19,19 @@ import org.HdrHistogram.Histogram;
  * @param settings    the run's options, for the JSON summary
  * @param latency     every recorded latency
  */
-record LoadReport(String description, Map<String, Object> settings, Histogram latency, long sent, long answered,
+public record LoadReport(String description, Map<String, Object> settings, Histogram latency, long sent, long answered,
                   Map<String, Long> errors, long verified, long verifyFailures, long verifySkipped,
                   double seconds, long sloMillis) {
 
-    long errorCount() {
+    public long errorCount() {
         return errors.values().stream().mapToLong(Long::longValue).sum();
     }
 
-    double throughput() {
+    public double throughput() {
         return seconds > 0 ? answered / seconds : 0;
     }
 
-    long overSlo() {
+    public long overSlo() {
         return latency.getTotalCount() - latency.getCountBetweenValues(0, TimeUnit.MILLISECONDS.toNanos(sloMillis));
     }
 

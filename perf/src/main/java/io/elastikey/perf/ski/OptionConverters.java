@@ -58,8 +58,9 @@ public final class OptionConverters {
         public KeyOrder convert(String value) {
             return switch (value.toLowerCase(Locale.ROOT)) {
                 case "round-robin" -> KeyOrder.ROUND_ROBIN;
-                case "random" -> KeyOrder.RANDOM;
-                default -> throw new TypeConversionException("'" + value + "' is not round-robin or random");
+                case "random", "uniform" -> KeyOrder.RANDOM;
+                case "zipf" -> KeyOrder.ZIPF;
+                default -> throw new TypeConversionException("'" + value + "' is not round-robin, random or zipf");
             };
         }
     }

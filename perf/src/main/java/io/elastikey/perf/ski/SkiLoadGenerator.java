@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.elastikey.perf.ski.SkiWorkload.KeyOrder;
+import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.ski.SignatureScheme;
 import io.elastikey.protocol.ski.SkiClient;
 import io.elastikey.protocol.ski.SkiClientOptions;
@@ -36,7 +37,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The SKI load generator. It reads the certificates of the keys under test, prepares their requests, connects an
+ * The SKI load generator. It reads the keys under test (PEM certificates or a key list, {@link SkiKeySet}), picks
+ * each request's key in round-robin, uniform or Zipf order ({@link SkiWorkload}), connects an
  * {@link SkiClient} over mutual TLS, and then either sends at a constant rate (open loop, latency from each request's
  * intended send time, so corrected for coordinated omission) or keeps a fixed number in flight (closed loop); see
  * {@link SkiLoadRun}. A line a second shows progress; at the end it prints throughput, errors by kind and the latency
@@ -73,8 +75,13 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     String serverName;
 
     @Option(names = "--keys", required = true, paramLabel = "FILE",
-            description = "Certificates of the keys to use (PEM), as `keys export-public` writes them.")
+            description = "The keys to use: certificates (PEM), as `keys export-public` writes them, or a key "
+                    + "list (`loadgen keylist`), much faster to read for many keys; told apart by content.")
     Path keysFile;
+
+    @Option(names = "--key-limit", paramLabel = "N",
+            description = "Use only the first N keys of the file that can serve --method (default: all).")
+    Integer keyLimit;
 
     @Option(names = "--method", defaultValue = "ECDHE", converter = OptionConverters.MethodConverter.class,
             description = "RSA, RSA-RAW, ECDHE or SIGN (default: ${DEFAULT-VALUE}).")
@@ -91,8 +98,14 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     String scheme;
 
     @Option(names = "--key-order", defaultValue = "round-robin", converter = OptionConverters.KeyOrderConverter.class,
-            description = "round-robin or random (default: ${DEFAULT-VALUE}).")
+            description = "round-robin, random (uniform) or zipf (popularity 1/rank^s, the popular keys scattered "
+                    + "over the file) (default: ${DEFAULT-VALUE}).")
     KeyOrder keyOrder;
+
+    @Option(names = "--zipf-exponent", defaultValue = "1.1", paramLabel = "S",
+            description = "With --key-order zipf: the exponent s, > 0; higher is more skewed "
+                    + "(default: ${DEFAULT-VALUE}).")
+    double zipfExponent;
 
     @Option(names = "--http", defaultValue = "2", converter = OptionConverters.HttpVersionConverter.class,
             description = "1.1 or 2 (default: ${DEFAULT-VALUE}).")
@@ -144,12 +157,12 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     }
 
     /** The report of the last run, or null. */
-    LoadReport report() {
+    public LoadReport report() {
         return report;
     }
 
-    /** Where progress and the report go (tests capture it). */
-    SkiLoadGenerator printTo(PrintStream stream) {
+    /** Where progress and the report go (tests and the ski-scale benchmark capture it). */
+    public SkiLoadGenerator printTo(PrintStream stream) {
         this.out = stream;
         return this;
     }
@@ -185,6 +198,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         require(maxOutstanding >= 1, "--max-outstanding must be at least 1");
         require(eventLoopThreads >= 0, "--event-loop-threads must not be negative");
         require(sloMillis >= 1, "--slo-ms must be at least 1");
+        require(keyLimit == null || keyLimit >= 1, "--key-limit must be at least 1");
+        require(zipfExponent > 0 && !Double.isInfinite(zipfExponent), "--zipf-exponent must be > 0");
         targetAddress();
         schemeOrNull();
     }
@@ -192,10 +207,14 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     /** Runs the load and prints (and perhaps saves) the report. */
     LoadReport run() throws Exception {
         SignatureScheme signScheme = schemeOrNull();
-        SkiKeySet keys = SkiKeySet.load(keysFile).fitting(method, signScheme);
-        int variants = SkiWorkload.defaultVariants(keys.keys().size());
-        out.printf("preparing %,d requests for %,d keys...%n", keys.keys().size() * variants, keys.keys().size());
-        SkiWorkload workload = SkiWorkload.prepare(keys.keys(), method, hash, signScheme, keyOrder, variants);
+        long loading = System.nanoTime();
+        SkiKeySet keys = SkiKeySet.load(keysFile, method, signScheme, keyLimit != null ? keyLimit : Integer.MAX_VALUE);
+        out.printf("read %,d keys from %s in %.1f s%n", keys.size(), keysFile, (System.nanoTime() - loading) / 1e9);
+        SkiWorkload workload = SkiWorkload.prepare(keys, method, hash, signScheme, keyOrder, zipfExponent,
+                SkiWorkload.defaultVariants(keys.size()));
+        if (workload.preparedAhead() > 0) {
+            out.printf("prepared %,d RSA requests ahead%n", workload.preparedAhead());
+        }
         SslContext tls = pki != null ? SkiTls.clientContext(pki, http)
                 : SkiTls.clientContext(certificate, privateKey, caBundle, http);
         LoadStats stats = new LoadStats();
@@ -219,6 +238,10 @@ public final class SkiLoadGenerator implements Callable<Integer> {
                     stats.answered.sum(), stats.errors(), stats.verified.sum(), stats.verifyFailures.sum(),
                     stats.verifySkipped.sum(), (end - run.measuredStartNanos()) / 1e9, sloMillis);
             report.print(out);
+            if (workload.preparedLate() > 0) {
+                out.printf("prepared    %,d RSA requests when sent, on the sending thread (more keys than the "
+                        + "%,d prepared ahead)%n", workload.preparedLate(), workload.preparedAhead());
+            }
             measurement.saveIfAsked(report::save, out);
             return report;
         }
@@ -281,8 +304,13 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         };
         String load = closedLoop ? "closed loop, " + concurrency + " in flight"
                 : String.format("open loop at %,d/s", rate);
-        return String.format("SKI %s over %,d key(s) %s to %s: HTTP/%s, %d connection(s), %s, %s", what, keys.keys().size(),
-                keys.keys().stream().map(k -> k.type().cliName()).distinct().toList(), target, http.label(),
+        String order = switch (keyOrder) {
+            case ROUND_ROBIN -> "round-robin";
+            case RANDOM -> "uniform";
+            case ZIPF -> "zipf " + zipfExponent;
+        };
+        return String.format("SKI %s over %,d key(s) %s (%s) to %s: HTTP/%s, %d connection(s), %s, %s", what,
+                keys.size(), keys.types().stream().map(KeyType::cliName).toList(), order, target, http.label(),
                 connections, load, measurement.describe());
     }
 
@@ -292,8 +320,11 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         settings.put("method", method.wireName());
         settings.put("hash", method == SkiMethod.ECDHE ? hash.wireName() : "");
         settings.put("scheme", method == SkiMethod.SIGN ? scheme : "");
-        settings.put("keys", keys.keys().size());
-        settings.put("key_order", keyOrder.name().toLowerCase().replace('_', '-'));
+        settings.put("keys", keys.size());
+        settings.put("key_order", keyOrder.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        if (keyOrder == KeyOrder.ZIPF) {
+            settings.put("zipf_exponent", zipfExponent);
+        }
         settings.put("http", http.label());
         settings.put("connections", connections);
         settings.put("mode", closedLoop ? "closed-loop" : "open-loop");

@@ -72,8 +72,9 @@ class SkiKeySetTest {
 
     @Test
     void roundRobinVisitsEveryKeyInTurnAndEveryVariantOfIt() throws Exception {
-        List<SkiKeySet.Key> keys = SkiKeySet.load(keysFile).keys();
-        SkiWorkload workload = SkiWorkload.prepare(keys, SkiMethod.ECDHE, SkiHash.SHA256, null, KeyOrder.ROUND_ROBIN,
+        SkiKeySet set = SkiKeySet.load(keysFile);
+        List<SkiKeySet.Key> keys = set.keys();
+        SkiWorkload workload = SkiWorkload.prepare(set, SkiMethod.ECDHE, SkiHash.SHA256, null, KeyOrder.ROUND_ROBIN,
                 3);
         SplittableRandom random = new SplittableRandom(1);
 
@@ -86,9 +87,8 @@ class SkiKeySetTest {
 
     @Test
     void signWithoutASchemeUsesEachKeysOwn() throws Exception {
-        List<SkiKeySet.Key> keys = SkiKeySet.load(keysFile).keys();
-        SkiWorkload workload = SkiWorkload.prepare(keys, SkiMethod.SIGN, SkiHash.SHA256, null, KeyOrder.ROUND_ROBIN,
-                1);
+        SkiWorkload workload = SkiWorkload.prepare(SkiKeySet.load(keysFile), SkiMethod.SIGN, SkiHash.SHA256, null,
+                KeyOrder.ROUND_ROBIN, 1);
         SplittableRandom random = new SplittableRandom(1);
 
         assertThat(workload.request(0, random).request().scheme()).isEqualTo(SignatureScheme.ECDSA_SECP256R1_SHA256);

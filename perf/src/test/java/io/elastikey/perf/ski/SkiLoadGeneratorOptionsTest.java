@@ -55,6 +55,17 @@ class SkiLoadGeneratorOptionsTest {
         assertThat(generator.clientOptions().httpVersion()).isEqualTo(SkiHttpVersion.HTTP_1_1);
     }
 
+    @Test
+    void zipfOrderTakesItsExponentAndAKeyLimit() {
+        SkiLoadGenerator generator = parse("--key-order", "zipf", "--zipf-exponent", "1.3", "--key-limit", "1000");
+
+        assertThat(generator.keyOrder).isEqualTo(KeyOrder.ZIPF);
+        assertThat(generator.zipfExponent).isEqualTo(1.3);
+        assertThat(generator.keyLimit).isEqualTo(1000);
+        assertThat(parse().zipfExponent).isEqualTo(1.1);
+        assertThat(parse().keyLimit).isNull();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
         "--method=ECDSA", "--hash=SHA-3", "--http=3", "--duration=soon", "--key-order=sorted", "--duration=5x"})
@@ -65,7 +76,8 @@ class SkiLoadGeneratorOptionsTest {
     @ParameterizedTest
     @ValueSource(strings = {
         "--rate=0", "--duration=0", "--warmup=-1", "--connections=0", "--verify-sample=-1", "--timeout-ms=0",
-        "--scheme=ecdsa_p256", "--target=localhost", "--target=localhost:0", "--target=localhost:http"})
+        "--scheme=ecdsa_p256", "--key-limit=0", "--zipf-exponent=0", "--target=localhost", "--target=localhost:0",
+        "--target=localhost:http"})
     void anOutOfRangeValueIsAUsageError(String option) {
         assertUsageError(option, option.substring(2, option.indexOf('=')));
     }

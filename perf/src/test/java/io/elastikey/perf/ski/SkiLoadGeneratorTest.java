@@ -95,6 +95,23 @@ class SkiLoadGeneratorTest {
     }
 
     @Test
+    void aKeyListWithAKeyLimitAndZipfOrderRunsOnTheFirstKeysAndEveryAnswerVerifies() throws Exception {
+        Path keyList = directory.resolve("keys.txt");
+        KeyListCommand.convert(keysFile, java.util.Map.of(keyList, java.util.Set.of()),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+
+        int status = run("--keys", keyList.toString(), "--key-limit", "2", "--key-order", "zipf", "--method", "SIGN",
+                "--rate", "200", "--duration", "1", "--warmup", "0", "--verify-sample", "1");
+
+        assertThat(status).as(text()).isZero();
+        assertThat(lastReport.answered()).isEqualTo(200);
+        assertThat(lastReport.verifyFailures()).isZero();
+        assertThat(lastReport.verified()).isEqualTo(200);
+        assertThat(lastReport.description()).contains("over 2 key(s) [rsa2048, ec256] (zipf 1.1)");
+        assertThat(lastReport.settings()).containsEntry("keys", 2).containsEntry("key_order", "zipf");
+    }
+
+    @Test
     void wrongAnswersAreCountedAndFailTheRun() throws Exception {
         server.behaviour(request -> CannedAnswer.output(new byte[72]));
 
@@ -144,7 +161,10 @@ class SkiLoadGeneratorTest {
         if (!args.contains("--target")) {
             args.addAll(List.of("--target", "127.0.0.1:" + server.address().getPort()));
         }
-        args.addAll(List.of("--pki", pki.directory().toString(), "--keys", keysFile.toString()));
+        args.addAll(List.of("--pki", pki.directory().toString()));
+        if (!args.contains("--keys")) {
+            args.addAll(List.of("--keys", keysFile.toString()));
+        }
         SkiLoadGenerator generator = new SkiLoadGenerator()
                 .printTo(new PrintStream(output, true, StandardCharsets.UTF_8));
         int status = new CommandLine(generator).execute(args.toArray(String[]::new));

@@ -1,27 +1,30 @@
 // ZipfKeys -- draws key numbers with Zipf-distributed popularity, the popular ones spread over the key space.
-package io.elastikey.perf.governor;
+package io.elastikey.perf.load;
 
-import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
 
 /**
  * Key {@code rank} (1 = most popular) is drawn with probability proportional to {@code 1 / rank^s}, by
  * rejection-inversion (W. Hörmann and G. Derflinger, "Rejection-inversion to generate variates from monotone
  * discrete distributions", ACM TOMACS 6(3), 1996; the same method as Apache Commons' {@code ZipfDistribution}):
  * constant time per draw, no table. The rank is then mapped to a key number in {@code 0..n-1} by a fixed
- * bijection ({@code (rank - 1) * m mod n}, {@code m} coprime with {@code n}), so the hot keys are scattered over
- * the store's log instead of being its first entries. Immutable; callers bring their own random source.
+ * bijection ({@code ((rank - 1) * m + c) mod n}, {@code m} coprime with {@code n}, {@code c} about 0.38 n), so the
+ * hot keys are scattered over the store's log (or the key server's key list) instead of being its first entries.
+ * Immutable and thread-safe; callers bring their own random source, so a draw allocates nothing. The store's governor
+ * timeline and the SKI load generator ({@code --key-order zipf}) both draw from it.
  */
-final class ZipfKeys {
+public final class ZipfKeys {
 
     private final long n;
     private final double s;
     private final long multiplier;
+    private final long offset;
     private final double hIntegralX1;
     private final double hIntegralN;
     private final double sConst;
 
     /** {@code n} keys, exponent {@code s} (> 0; 1 is classic Zipf, higher is more skewed). */
-    ZipfKeys(long n, double s) {
+    public ZipfKeys(long n, double s) {
         if (n < 1 || n > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("n must be 1..2^31-1, was " + n);
         }
@@ -31,18 +34,19 @@ final class ZipfKeys {
         this.n = n;
         this.s = s;
         this.multiplier = coprimeMultiplier(n);
+        this.offset = (long) (n * 0.3819660113) % n;
         hIntegralX1 = hIntegral(1.5) - 1.0;
         hIntegralN = hIntegral(n + 0.5);
         sConst = 2.0 - hIntegralInverse(hIntegral(2.5) - h(2));
     }
 
     /** A key number in {@code 0..n-1}. */
-    long next(SplittableRandom random) {
+    public long next(RandomGenerator random) {
         return keyOfRank(rank(random));
     }
 
     /** A popularity rank in {@code 1..n}. */
-    long rank(SplittableRandom random) {
+    public long rank(RandomGenerator random) {
         while (true) {
             double u = hIntegralN + random.nextDouble() * (hIntegralX1 - hIntegralN);
             double x = hIntegralInverse(u);
@@ -54,8 +58,8 @@ final class ZipfKeys {
     }
 
     /** The key number of popularity rank {@code rank} (1-based). */
-    long keyOfRank(long rank) {
-        return (rank - 1) * multiplier % n; // both factors < n <= 2^31: no overflow
+    public long keyOfRank(long rank) {
+        return ((rank - 1) * multiplier % n + offset) % n; // every term < n <= 2^31: no overflow
     }
 
     /** About 0.618 n, odd, and coprime with n: consecutive ranks land far apart. */

@@ -1,4 +1,4 @@
-package io.elastikey.perf.governor;
+package io.elastikey.perf.load;
 
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +47,31 @@ class ZipfKeysTest {
         }
         ZipfKeys zipf = new ZipfKeys(400_000, 1.2);
         assertThat(Math.abs(zipf.keyOfRank(2) - zipf.keyOfRank(1))).isGreaterThan(100_000);
+    }
+
+    @Test
+    void atAMillionKeysAndExponentOnePointOneTheTopKeysTakeTheirShareAndEveryDrawIsAKey() {
+        int n = 1_000_000;
+        double s = 1.1;
+        ZipfKeys zipf = new ZipfKeys(n, s);
+        SplittableRandom random = new SplittableRandom(11);
+        double norm = 0;
+        for (int k = 1; k <= n; k++) {
+            norm += Math.pow(k, -s);
+        }
+        long topKey = zipf.keyOfRank(1);
+        int draws = 500_000;
+        long top = 0;
+        for (int i = 0; i < draws; i++) {
+            long key = zipf.next(random);
+            assertThat(key).isBetween(0L, n - 1L);
+            if (key == topKey) {
+                top++;
+            }
+        }
+        double expected = draws / norm; // rank 1: 1 / H(n, s) of the draws, about 9%
+        assertThat((double) top).isCloseTo(expected, within(expected * 0.05));
+        assertThat(topKey).as("rank 1 is not the first key of the list").isNotZero();
     }
 
     @Test
