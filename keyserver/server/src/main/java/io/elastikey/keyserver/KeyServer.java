@@ -230,9 +230,9 @@ public final class KeyServer implements AutoCloseable {
     }
 
     private static void bindWarmupMetrics(KeyServerMetrics metrics, KeyWarmup warmup) {
-        metrics.gauge("elastikey.keys.reload.done", "Hot keys of the last run loaded again since start", warmup,
+        metrics.gauge("elastikey.keys.reload.loaded", "Hot keys of the last run loaded again since start", warmup,
                 KeyWarmup::reloaded);
-        metrics.gauge("elastikey.keys.reload.total", "Hot keys of the last run this start loads again", warmup,
+        metrics.gauge("elastikey.keys.reload.planned", "Hot keys of the last run this start loads again", warmup,
                 KeyWarmup::toReload);
     }
 

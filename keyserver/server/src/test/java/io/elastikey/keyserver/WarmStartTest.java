@@ -1,0 +1,153 @@
+package io.elastikey.keyserver;
+
+import static io.elastikey.keyserver.SkiEndToEndTest.base64;
+import static io.elastikey.keyserver.SkiEndToEndTest.output;
+import static io.elastikey.keyserver.SkiEndToEndTest.randomBytes;
+import static io.elastikey.keyserver.SkiEndToEndTest.verifyEcdhe;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elastikey.keyserver.KeyServerFixture.TestKey;
+import io.elastikey.keyserver.crypto.CryptoProvider;
+import io.elastikey.keyserver.crypto.ProviderChoice;
+import io.elastikey.keyserver.keys.KeyEntry;
+import io.elastikey.keyserver.keys.KeyRepository;
+import io.elastikey.protocol.pki.CertificateAuthority;
+import io.elastikey.protocol.pki.KeyIds;
+import io.elastikey.protocol.pki.KeyType;
+import io.elastikey.protocol.pki.Validity;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A key server restarted over keys on disk: it exercises its path before it says ready, saves the identifiers of
+ * its parsed keys when it stops, and loads them again while it already answers, every answer correct meanwhile.
+ */
+class WarmStartTest {
+    private static final int KEYS = 120;
+    private static final int USED = 60;
+
+    @TempDir
+    Path dir;
+    private KeyServerFixture fixture;
+
+    @AfterEach
+    void close() {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    @Test
+    void aRestartReloadsTheKeysInUseAndAnswersCorrectlyWhileItDoes() throws Exception {
+        fixture = KeyServerFixture.create(dir, Map.of("warmup.exercise", "500ms"));
+        List<TestKey> keys = addEcKeys(KEYS);
+        fixture.start();
+        assertReady();
+        HttpClient client = fixture.client(HttpClient.Version.HTTP_2);
+        for (TestKey key : keys.subList(0, USED)) {
+            assertSigns(client, key);
+        }
+        assertThat(fixture.metrics().value("elastikey_keys_cache_entries")).isEqualTo(USED);
+        fixture.stop();
+
+        Path hotKeys = dir.resolve("hot-keys");
+        List<String> saved = Files.readAllLines(hotKeys).stream().filter(l -> !l.startsWith("#")).toList();
+        assertThat(saved).hasSize(USED).containsExactlyInAnyOrderElementsOf(
+                keys.subList(0, USED).stream().map(WarmStartTest::fingerprint).map(String::toLowerCase).toList());
+
+        fixture.start();
+        assertReady();
+        HttpClient again = fixture.client(HttpClient.Version.HTTP_2);
+        // Every key, used before or not, while the reload may still run: all answers verify.
+        List<CompletableFuture<Void>> answers = new ArrayList<>();
+        for (TestKey key : keys) {
+            answers.add(CompletableFuture.runAsync(() -> {
+                try {
+                    assertSigns(again, key);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }));
+        }
+        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        awaitReloaded(USED);
+        assertThat(fixture.metrics().value("elastikey_keys_cache_entries")).isGreaterThanOrEqualTo(USED);
+    }
+
+    @Test
+    void aDamagedHotKeyFileOnlyCostsTheWarmStart() throws Exception {
+        fixture = KeyServerFixture.create(dir, Map.of());
+        List<TestKey> keys = addEcKeys(3);
+        Files.writeString(dir.resolve("hot-keys"), "not an identifier\n" + "ab".repeat(20) + "\n"
+                + fingerprint(keys.get(1)) + "\n\u0000\u0001garbage\n" + "cd".repeat(32) + "\n");
+        fixture.start();
+        assertReady();
+        awaitReloaded(3); // the three identifiers, of which one names a key
+        HttpClient client = fixture.client(HttpClient.Version.HTTP_1_1);
+        for (TestKey key : keys) {
+            assertSigns(client, key);
+        }
+    }
+
+    private void assertReady() throws Exception {
+        HttpResponse<String> ready = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(fixture.adminUri("/readyz")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(ready.statusCode()).isEqualTo(200);
+    }
+
+    private void awaitReloaded(int total) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (fixture.metrics().value("elastikey_keys_reload_loaded") < total && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(fixture.metrics().value("elastikey_keys_reload_planned")).isEqualTo(total);
+        assertThat(fixture.metrics().value("elastikey_keys_reload_loaded")).isEqualTo(total);
+    }
+
+    private void assertSigns(HttpClient client, TestKey key) throws Exception {
+        byte[] data = randomBytes(64);
+        HttpResponse<String> response = fixture.post(client, """
+                {"protocol":"TLS 1.2","method":"ECDHE","hash":"SHA-256","spki":"%s","input":"%s"}"""
+                .formatted(fingerprint(key), base64(data)));
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        assertThat(verifyEcdhe(key, "SHA-256", data, output(response))).isTrue();
+    }
+
+    private static String fingerprint(TestKey key) {
+        return HexFormat.of().withUpperCase().formatHex(KeyIds.certificateSha1(key.certificate()));
+    }
+
+    private List<TestKey> addEcKeys(int count) throws Exception {
+        CertificateAuthority ca = fixture.pki().ca();
+        List<TestKey> keys = new ArrayList<>();
+        List<KeyEntry> entries = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            KeyPair pair = KeyType.EC_P256.generate();
+            String name = "warm-" + i + ".example.test";
+            X509Certificate certificate = ca.certify(pair.getPublic(), CertificateAuthority.Purpose.SERVER, name,
+                    List.of(name), Validity.days(30));
+            entries.add(KeyEntry.generated(pair, List.of(certificate), Set.of()));
+            keys.add(new TestKey(KeyType.EC_P256, pair, certificate));
+        }
+        try (KeyRepository repository = KeyRepository.open(fixture.config(),
+                CryptoProvider.select(ProviderChoice.AUTO).keyParser())) {
+            repository.addAll(entries);
+        }
+        return keys;
+    }
+}
