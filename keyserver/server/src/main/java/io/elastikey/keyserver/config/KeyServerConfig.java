@@ -86,7 +86,7 @@ public final class KeyServerConfig {
         if (expectedKeys < 1 || expectedKeys > (1L << 32)) {
             throw new ConfigException("keys.expected: " + expectedKeys + " is outside 1 to 2^32");
         }
-        storeMemoryBytes = Values.size("store.memory", or(source.get("store.memory"), "256m"));
+        storeMemoryBytes = Values.size("store.memory", or(source.get("store.memory"), "128m"));
         storeFsync = enumValue(FsyncPolicy.class, "store.fsync", or(source.get("store.fsync"), "group"));
         store = storeLocation(source.get("store"), dataDir);
         governor = governorConfig(source, storeMemoryBytes);

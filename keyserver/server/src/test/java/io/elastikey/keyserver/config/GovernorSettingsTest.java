@@ -43,7 +43,7 @@ class GovernorSettingsTest {
                 "scaleup.client", "ks-1", "scaleup.timeout", "250ms");
         GovernorConfig g = c.governorConfig();
         assertThat(c.storeGovernor()).isTrue();
-        assertThat(g.minBudgetBytes()).isEqualTo(256L << 20);
+        assertThat(g.minBudgetBytes()).isEqualTo(128L << 20);
         assertThat(g.maxBudgetBytes()).isEqualTo(4L << 30);
         assertThat(g.growStepBytes()).isEqualTo(256L << 20);
         assertThat(g.shrinkStepBytes()).isEqualTo(256L << 20);

@@ -45,7 +45,7 @@ class KeyServerConfigTest {
         assertThat(config.policyFile()).isEqualTo(data.resolve("policy.conf"));
         assertThat(config.kekFile()).isEqualTo(data.resolve("kek"));
         assertThat(config.keyCacheBytes()).isEqualTo(512L << 20);
-        assertThat(config.storeMemoryBytes()).isEqualTo(256L << 20);
+        assertThat(config.storeMemoryBytes()).isEqualTo(128L << 20);
         assertThat(config.storeFsync()).isEqualTo(FsyncPolicy.GROUP);
         assertThat(config.maxBodyBytes()).isEqualTo(16 << 10);
         assertThat(config.maxHeaderBytes()).isEqualTo(8 << 10);
