@@ -2,6 +2,8 @@
 package io.elastikey.perf.ski;
 
 import java.io.PrintStream;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -19,6 +21,8 @@ public final class ProgressReporter implements AutoCloseable {
     private final PrintStream out;
     private final LongSupplier measuredStartNanos;
     private final Thread thread;
+    private final List<Long> completedPerSecond = new CopyOnWriteArrayList<>();
+    private volatile long startedNanos;
     private volatile boolean stopped;
 
     public ProgressReporter(LoadStats stats, IntSupplier outstanding, PrintStream out,
@@ -32,12 +36,23 @@ public final class ProgressReporter implements AutoCloseable {
     }
 
     public ProgressReporter start() {
+        startedNanos = System.nanoTime();
         thread.start();
         return this;
     }
 
+    /** Answers and errors in each second since {@link #start}, warm-up included: how a run ramped up. */
+    public List<Long> completedPerSecond() {
+        return List.copyOf(completedPerSecond);
+    }
+
+    /** When the first of those seconds began ({@link System#nanoTime}). */
+    public long startedNanos() {
+        return startedNanos;
+    }
+
     private void run() {
-        long started = System.nanoTime();
+        long started = startedNanos;
         long sent = 0;
         long completed = 0;
         long errors = 0;
@@ -49,6 +64,7 @@ public final class ProgressReporter implements AutoCloseable {
                 long nowCompleted = stats.completed.sum();
                 long nowErrors = stats.errorCount();
                 out.println(line(second, nowSent - sent, nowCompleted - completed, nowErrors - errors));
+                completedPerSecond.add(nowCompleted - completed);
                 sent = nowSent;
                 completed = nowCompleted;
                 errors = nowErrors;

@@ -151,6 +151,7 @@ public final class SkiLoadGenerator implements Callable<Integer> {
 
     private PrintStream out = System.out;
     private LoadReport report;
+    private ProgressReporter progress;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new SkiLoadGenerator()).execute(args));
@@ -159,6 +160,14 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     /** The report of the last run, or null. */
     public LoadReport report() {
         return report;
+    }
+
+    /**
+     * The last run's answers per second from its first request on, warm-up included, and when that first second
+     * began ({@link ProgressReporter}); null before a run. The ski-scale restart run reads its ramp-up from it.
+     */
+    public ProgressReporter timeline() {
+        return progress;
     }
 
     /** Where progress and the report go (tests and the ski-scale benchmark capture it). */
@@ -225,8 +234,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
              SkiLoadRun run = new SkiLoadRun(client, workload, stats, verifyEvery)) {
             connect(client);
             out.println(describe(keys));
-            try (ProgressReporter progress = new ProgressReporter(stats, client::outstanding, out,
-                    run::measuredStartNanos).start()) {
+            progress = new ProgressReporter(stats, client::outstanding, out, run::measuredStartNanos);
+            try (ProgressReporter reporter = progress.start()) {
                 if (closedLoop) {
                     run.closedLoop(concurrency, measurement.warmup().toNanos(), measurement.duration().toNanos());
                 } else {

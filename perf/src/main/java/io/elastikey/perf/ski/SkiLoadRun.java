@@ -68,17 +68,18 @@ final class SkiLoadRun implements AutoCloseable {
      */
     void openLoop(long rate, long warmup, long measured) throws InterruptedException {
         RandomGenerator random = new SplittableRandom();
-        sendAtRate(rate, 0, warmup, false, random);
+        sendAtRate(System.nanoTime() + LEAD_NANOS, rate, 0, warmup, false, random);
         long drainDeadline = System.nanoTime() + DRAIN_NANOS;
         while (stats.completed.sum() < stats.sent.sum() && System.nanoTime() < drainDeadline) {
             Thread.sleep(1);
         }
-        measuredStartNanos = sendAtRate(rate, warmup, measured, true, random);
+        measuredStartNanos = System.nanoTime() + LEAD_NANOS;
+        sendAtRate(measuredStartNanos, rate, warmup, measured, true, random);
     }
 
-    /** Sends requests {@code first} to {@code first + count - 1} on schedule; returns when the first was due. */
-    private long sendAtRate(long rate, long first, long count, boolean recorded, RandomGenerator random) {
-        long start = System.nanoTime() + LEAD_NANOS;
+    /** Sends requests {@code first} to {@code first + count - 1} on schedule, the first due at {@code start}. */
+    private void sendAtRate(long start, long rate, long first, long count, boolean recorded,
+                            RandomGenerator random) {
         for (long i = 0; i < count; i++) {
             long intended = start + i * NANOS_PER_SECOND / rate;
             for (long wait = intended - System.nanoTime(); wait > 0; wait = intended - System.nanoTime()) {
@@ -86,7 +87,6 @@ final class SkiLoadRun implements AutoCloseable {
             }
             send(first + i, workload.request(first + i, random), intended, recorded);
         }
-        return start;
     }
 
     /** Keeps {@code concurrency} requests in flight for {@code warmupNanos} unrecorded, then {@code measuredNanos}. */

@@ -56,18 +56,19 @@ final class KeyServerProcess implements AutoCloseable {
 
     /**
      * Starts the key server on {@code dataDir}, SKI on 127.0.0.1:{@code port} and admin on {@code adminPort} (0: a
-     * free port each), its output into {@code outDir/keyserver.log}.
+     * free port each), its output into {@code outDir/<name>.log} and its GC log into {@code outDir/<name>-gc.log}.
      *
      * @param settings  more {@code --set NAME=VALUE} settings, after the ones made here
      * @param javaOpts  more JVM options, after the GC log and logback ones
      */
     static KeyServerProcess start(Path elastikey, Path dataDir, long expectedKeys, int port, int adminPort,
-                                  List<String> settings, String javaOpts, Path outDir) throws IOException {
+                                  List<String> settings, String javaOpts, Path outDir, String name)
+            throws IOException {
         int skiPort = port > 0 ? port : freePort();
         int admin = adminPort > 0 ? adminPort : freePort();
-        Path gcLog = outDir.resolve("keyserver-gc.log").toAbsolutePath();
+        Path gcLog = outDir.resolve(name + "-gc.log").toAbsolutePath();
         Path logback = writeLogbackConfig(outDir);
-        Path log = outDir.resolve("keyserver.log");
+        Path log = outDir.resolve(name + ".log");
         List<String> command = new ArrayList<>(List.of(elastikey.toString(), "keyserver", "--data", dataDir.toString(),
                 "--set", "keys.expected=" + expectedKeys, "--set", "listen=127.0.0.1:" + skiPort,
                 "--set", "admin.listen=127.0.0.1:" + admin));
@@ -123,6 +124,11 @@ final class KeyServerProcess implements AutoCloseable {
         }
         double[] gc = gcPausesSinceLastSample();
         return new ServerSample(memory[0], memory[1], metrics, (int) gc[0], gc[1], gc[2]);
+    }
+
+    /** When the process was started ({@link System#nanoTime}, this JVM's clock). */
+    long startedNanos() {
+        return startedNanos;
     }
 
     int port() {

@@ -26,7 +26,8 @@ record ScaleRun(String name, Group group, String operation, String method, Keys 
     enum Group {
         CLOSED("closed-loop", "ECDSA P-256 SIGN, closed loop"),
         OPEN("open-loop", "ECDSA P-256 SIGN, open loop"),
-        RSA("rsa", "RSA-2048 decryption");
+        RSA("rsa", "RSA-2048 decryption"),
+        RESTART("restart", "ECDSA P-256 SIGN, right after a restart");
 
         final String file;
         final String title;

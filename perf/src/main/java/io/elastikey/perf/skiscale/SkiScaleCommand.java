@@ -25,6 +25,7 @@ import java.util.concurrent.Callable;
 import io.elastikey.perf.LogLevels;
 import io.elastikey.perf.ski.LoadReport;
 import io.elastikey.perf.ski.OptionConverters.DurationConverter;
+import io.elastikey.perf.ski.ProgressReporter;
 import io.elastikey.perf.ski.SkiLoadGenerator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -72,6 +73,9 @@ import picocli.CommandLine.Spec;
 public final class SkiScaleCommand implements Callable<Integer> {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss");
 
+    /** The per-second answers of the last run {@link #execute} ran (the restart's ramp-up is read from it). */
+    private ProgressReporter lastTimeline;
+
     @Spec
     CommandSpec spec;
 
@@ -103,8 +107,14 @@ public final class SkiScaleCommand implements Callable<Integer> {
     Path outDir;
 
     @Option(names = "--runs", split = ",", paramLabel = "GROUP",
-            description = "Which groups to run: closed, open, rsa (default: all three).")
-    List<String> runs = new ArrayList<>(List.of("closed", "open", "rsa"));
+            description = "Which groups to run: closed, open, rsa, restart (default: all four). restart stops the "
+                    + "key server after the others and measures the new one from its first second.")
+    List<String> runs = new ArrayList<>(List.of("closed", "open", "rsa", "restart"));
+
+    @Option(names = "--restart-window", paramLabel = "TIME", converter = DurationConverter.class,
+            description = "restart: the time from the new process's start by which it must serve at the warm rate; "
+                    + "the last quarter of it is measured (default: 60s).")
+    Duration restartWindow = Duration.ofSeconds(60);
 
     @Option(names = "--duration", paramLabel = "TIME", converter = DurationConverter.class,
             description = "Measured time of each closed-loop run (default: 30s; --quick: 20s).")
@@ -214,7 +224,7 @@ public final class SkiScaleCommand implements Callable<Integer> {
 
         out.println("key server: starting ./elastikey keyserver on " + data.dataDirectory());
         try (KeyServerProcess server = KeyServerProcess.start(elastikey, data.dataDirectory(), data.expectedKeys(),
-                port, adminPort, serverSettings, serverJavaOpts, settings.outDir)) {
+                port, adminPort, serverSettings, serverJavaOpts, settings.outDir, "keyserver")) {
             Thread stopper = new Thread(() -> {
                 try {
                     server.close();
@@ -248,12 +258,11 @@ public final class SkiScaleCommand implements Callable<Integer> {
             } finally {
                 out.println("key server: stopping");
                 server.close();
-                try {
-                    Runtime.getRuntime().removeShutdownHook(stopper);
-                } catch (IllegalStateException e) {
-                    // already shutting down
-                }
+                removeHook(stopper);
             }
+        }
+        if (settings.groups.contains("restart")) {
+            restartRun(settings, data, report);
         }
         report.finished(Instant.now().toString());
         report.write();
@@ -265,6 +274,95 @@ public final class SkiScaleCommand implements Callable<Integer> {
                 + "took %s%n", settings.outDir, clock(Duration.between(started, Instant.now())));
         boolean allRan = report.outcomes().stream().allMatch(o -> o.report() != null && o.status() == 0);
         return allRan ? 0 : 1;
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // already shutting down
+        }
+    }
+
+    // ---- the restart ----
+
+    /**
+     * A restarted key server with every key on disk: the first server has stopped (saving its hot-key file), a new
+     * one starts on the same data, and closed-loop load on all keys (uniform, HTTP/2) begins the moment
+     * {@code /readyz} says ready. The last quarter of {@code --restart-window} after the process start is measured
+     * and compared with the warm server's all-keys rate; the answers per second from the first request on are kept
+     * as the ramp-up.
+     */
+    private void restartRun(Settings s, ScaleDataSet data, ScaleReport report)
+            throws IOException, InterruptedException {
+        out.printf("%nrestart: a new key server on the same data; load from the moment it is ready%n");
+        try (KeyServerProcess server = KeyServerProcess.start(elastikey, data.dataDirectory(), data.expectedKeys(),
+                port, adminPort, serverSettings, serverJavaOpts, s.outDir, "keyserver-restart")) {
+            Thread stopper = new Thread(() -> {
+                try {
+                    server.close();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "ski-scale-stop-restarted-server");
+            Runtime.getRuntime().addShutdownHook(stopper);
+            try {
+                Duration ready = server.awaitReady(Duration.ofMinutes(15));
+                Duration measured = restartWindow.dividedBy(4);
+                Duration warm = restartWindow.minus(measured).minus(ready);
+                if (warm.isNegative()) {
+                    warm = Duration.ZERO;
+                }
+                out.printf("restart: ready %.2f s after its start; measuring %s after %s of load%n",
+                        ready.toMillis() / 1000.0, ScaleRun.human(measured), ScaleRun.human(warm));
+                ScaleRun.Keys all = new ScaleRun.Keys(data.ecKeyList(), data.ecKeys(), null, "random", 0);
+                ScaleRun run = new ScaleRun("ecdsa-h2-restart-all-uniform", ScaleRun.Group.RESTART,
+                        "ECDSA P-256 SIGN", "SIGN", all, closed(s, "2"), measured, warm.truncatedTo(
+                        java.time.temporal.ChronoUnit.MILLIS), Targets.ECDSA_RESTART, "ecdsa-h2-closed-all-uniform");
+                RunOutcome outcome = execute(server, run, data, s.outDir.resolve("runs").resolve(run.name()), out,
+                        10);
+                RunOutcome warmRun = report.outcomes().stream()
+                        .filter(o -> o.run().name().equals(run.baseline())).findFirst().orElse(null);
+                if (warmRun != null && warmRun.rate() > 0 && outcome.report() != null) {
+                    outcome = outcome.withRatio(outcome.rate() / warmRun.rate());
+                }
+                report.add(outcome);
+                describeRamp(report, server, ready, warmRun);
+                report.write();
+                out.println(summary(outcome));
+            } finally {
+                out.println("key server (restarted): stopping");
+                server.close();
+                removeHook(stopper);
+            }
+        }
+    }
+
+    /** The restart's answers per 5 seconds from the process start, into results.md and results.json. */
+    private void describeRamp(ScaleReport report, KeyServerProcess server, Duration ready, RunOutcome warmRun) {
+        if (lastTimeline == null) {
+            return;
+        }
+        List<Long> perSecond = lastTimeline.completedPerSecond();
+        double offset = (lastTimeline.startedNanos() - server.startedNanos()) / 1e9;
+        Map<String, Object> ramp = new LinkedHashMap<>();
+        ramp.put("start_to_ready_ms", ready.toMillis());
+        ramp.put("first_second_starts_s_after_process_start", Math.round(offset * 100) / 100.0);
+        ramp.put("answers_per_second", perSecond);
+        ramp.put("warm_rate", warmRun == null ? null : Math.round(warmRun.rate()));
+        report.setup("restart", ramp);
+        StringBuilder steps = new StringBuilder();
+        for (int i = 0; i + 5 <= perSecond.size(); i += 5) {
+            long sum = 0;
+            for (int j = i; j < i + 5; j++) {
+                sum += perSecond.get(j);
+            }
+            steps.append(steps.length() > 0 ? ", " : "").append(String.format("%.0f-%.0f s: %,d/s", offset + i,
+                    offset + i + 5, sum / 5));
+        }
+        report.headline("restart", String.format("ready %.2f s after the process start; then closed-loop load on all "
+                + "keys (uniform, HTTP/2), answers per second by 5 s from the process start: %s%s", ready.toMillis()
+                / 1000.0, steps, warmRun == null ? "" : String.format(" (warm server: %,.0f/s)", warmRun.rate())));
     }
 
     // ---- the matrix ----
@@ -385,6 +483,7 @@ public final class SkiScaleCommand implements Callable<Integer> {
             command.setErr(new PrintWriter(stream, true));
             status = command.execute(args.toArray(String[]::new));
             result = generator.report();
+            lastTimeline = generator.timeline();
         }
         double wall = Duration.between(started, Instant.now()).toMillis() / 1000.0;
         System.gc(); // drop this run's key set and requests before the next run's
@@ -474,8 +573,9 @@ public final class SkiScaleCommand implements Callable<Integer> {
     void validate(Settings s) {
         require(s.keys >= 1 && s.rsaKeys >= 1, "--keys and --rsa-keys must be at least 1");
         require(smallKeys >= 1, "--small-keys must be at least 1");
-        require(Set.of("closed", "open", "rsa").containsAll(s.groups) && !s.groups.isEmpty(),
-                "--runs takes closed, open and rsa, not " + s.groups);
+        require(Set.of("closed", "open", "rsa", "restart").containsAll(s.groups) && !s.groups.isEmpty(),
+                "--runs takes closed, open, rsa and restart, not " + s.groups);
+        require(restartWindow.toSeconds() >= 8, "--restart-window must be at least 8 s");
         require(!s.duration.isNegative() && !s.duration.isZero() && !s.openDuration.isNegative()
                 && !s.openDuration.isZero(), "--duration and --open-duration must be positive");
         require(!s.warmup.isNegative() && !s.serverWarmup.isNegative(), "warm-ups must not be negative");

@@ -77,9 +77,19 @@ class SkiScaleCommandTest {
     }
 
     @Test
+    void theRestartIsNoRowOfThePlanButItsOwnStep() throws Exception {
+        SkiScaleCommand command = parse("--keys", "3", "--rsa-keys", "1", "--runs", "restart");
+
+        assertThat(command.settings().groups()).containsExactly("restart");
+        assertThat(command.plan(command.settings(), completeDataSet(3, 1))).isEmpty();
+        assertThat(parse().settings().groups()).containsExactly("closed", "open", "rsa", "restart");
+    }
+
+    @Test
     void badOptionsAreUsageErrors() {
         assertThat(usageError("--runs", "closed,soak")).contains("--runs");
         assertThat(usageError("--rsa-share", "1.5")).contains("--rsa-share");
+        assertThat(usageError("--restart-window", "5s")).contains("--restart-window");
         assertThat(usageError("--server-set", "keys.cache")).contains("NAME=VALUE");
         assertThat(usageError("--elastikey", directory.resolve("none").toString())).contains("launcher script");
     }

@@ -107,12 +107,12 @@ final class GenerateCommand extends KeysSubcommand {
                     Validity.days(days));
             AtomicLong done = new AtomicLong();
             List<Callable<Void>> batches = new ArrayList<>();
-            for (long from = first; from < first + count; from += batch) {
+            long size = batchSize(count, batch, threads);
+            for (long from = first; from < first + count; from += size) {
                 long start = from;
-                long end = Math.min(from + batch, first + count);
+                long end = Math.min(from + size, first + count);
                 batches.add(() -> {
-                    keys.addAll(maker.batch(start, end));
-                    done.addAndGet(end - start);
+                    keys.addAll(maker.batch(start, end, done::incrementAndGet));
                     return null;
                 });
             }
@@ -126,6 +126,14 @@ final class GenerateCommand extends KeysSubcommand {
         } finally {
             workers.shutdownNow();
         }
+    }
+
+    /**
+     * {@code --batch}, made smaller when there would be fewer batches than threads: 1,000 RSA keys in one batch would
+     * leave every core but one idle for a minute.
+     */
+    static long batchSize(long count, int batch, int threads) {
+        return Math.max(1, Math.min(batch, (count + threads - 1) / threads));
     }
 
     private List<KeyPair> pool(ExecutorService workers, KeyType keyType, int size) throws Exception {
