@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
 final class Resizer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Resizer.class);
+    /** Entries in a row without room after which a walk counts the tier full ({@link #walk}). */
+    static final int UNFIT_IN_A_ROW = 256;
 
     private final ElasticStore store;
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
@@ -144,7 +146,7 @@ final class Resizer implements AutoCloseable {
         if (full(next)) {
             return;
         }
-        if (store.sketch == null) {
+        if (store.sketch == null || !store.sketch.hasCounts()) {
             walk(op, next, f -> true);
             return;
         }
@@ -175,17 +177,30 @@ final class Resizer implements AutoCloseable {
         return 0;
     }
 
+    /**
+     * Copies the wanted entries that still fit, in index order. The walk ends once {@value #UNFIT_IN_A_ROW} entries in a
+     * row found no room: the tier is as good as full, and the rest of a million-entry index would only be read, paced
+     * against the lookups, while misses wait to be admitted.
+     */
     private void walk(ResizeOperation op, HotTier next, java.util.function.IntPredicate wanted) {
+        int[] unfitInARow = {0};
         store.index.forEach((key, loc) -> {
+            if (unfitInARow[0] >= UNFIT_IN_A_ROW) {
+                return; // finishing the segment at hand
+            }
             checkCancelled(op);
             op.scanned();
-            if (full(next) || next.contains(key)
-                    || next.usedBytes() + HotTier.cost(key.length, valueLength(key, loc.length)) > next.budgetBytes()
-                    || !wanted.test(store.frequency(key))) {
+            if (full(next)
+                    || next.usedBytes() + HotTier.cost(key.length, valueLength(key, loc.length)) > next.budgetBytes()) {
+                unfitInARow[0]++;
+                return;
+            }
+            unfitInARow[0] = 0;
+            if (next.contains(key) || !wanted.test(store.frequency(key))) {
                 return;
             }
             copy(op, key, next);
-        });
+        }, () -> unfitInARow[0] >= UNFIT_IN_A_ROW);
     }
 
     /** Copies one entry into {@code next}, under the key's stripe lock so no write interleaves. */

@@ -75,6 +75,19 @@ class FrequencyResidencyTest {
 
     @ParameterizedTest
     @EnumSource(ResidencyPolicy.class)
+    void aFillStopsWalkingTheIndexOnceTheTierIsFull(ResidencyPolicy policy) throws Exception {
+        try (ElasticStore store = open(policy, "stop-" + policy)) {
+            ResizeOperation op = store.resize(TENTH);
+            assertThat(op.await(60, TimeUnit.SECONDS)).as("%s", op).isEqualTo(ResizeOperation.State.DONE);
+
+            assertThat(op.entriesMoved()).isBetween(KEYS / HOT_EVERY - 2L, (long) KEYS / HOT_EVERY);
+            // A tenth fits, then a few hundred entries in a row find no room: the rest is never looked at.
+            assertThat(op.entriesScanned()).isLessThan(KEYS / 2);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ResidencyPolicy.class)
     void aBudgetThatHoldsEverythingLoadsEveryEntryHoweverOftenItWasRead(ResidencyPolicy policy) throws Exception {
         try (ElasticStore store = open(policy, "all-" + policy)) {
             readSkewed(store, new Random(3));

@@ -89,4 +89,14 @@ class FrequencySketchTest {
             assertThat(sketch.frequency(probe.nextLong())).as("any estimate right after aging").isLessThanOrEqualTo(7);
         }
     }
+
+    @Test
+    void knowsWhetherItEverCountedAnything() {
+        FrequencySketch sketch = new FrequencySketch(1000);
+        assertThat(sketch.hasCounts()).isFalse();
+        sketch.frequency(42);
+        assertThat(sketch.hasCounts()).isFalse();
+        sketch.increment(42);
+        assertThat(sketch.hasCounts()).isTrue();
+    }
 }

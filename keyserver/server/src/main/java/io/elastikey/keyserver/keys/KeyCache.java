@@ -8,6 +8,7 @@ import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -22,6 +23,16 @@ import java.util.function.Function;
  * so a count says nothing about memory. Caffeine's W-TinyLFU decides what stays: under a uniform load over more keys
  * than fit, it keeps a stable set instead of churning; under a skewed one, the popular keys.
  *
+ * <p><b>Once full, one miss in {@value #FULL_ADMIT_ONE_IN} is offered to the cache</b>; the others are answered with
+ * the key they loaded, which is then dropped. Why: under a uniform load over more keys than fit (a million keys, a
+ * cache of some 450,000), Caffeine would take in every missed key, hold it in its admission window for a while and
+ * evict it again: hundreds of thousands of key objects a minute that live just long enough to be copied by young
+ * collections and promoted, then die as old-generation garbage whose native halves wait for a concurrent cycle
+ * (docs/benchmarks.md, "Key server at scale", measured a young pause every 100-200 ms). Under a uniform load no set of
+ * keys is better than another, so the hit ratio does not suffer; under a skewed one a hot key misses a few more times
+ * before it is in, and TinyLFU keeps it from then on. A key dropped this way is parsed again on its next miss, as it
+ * would have been after its eviction.
+ *
  * <p>A capacity of 0 disables the cache: every find reads the store and unseals. Cached keys are plain private-key
  * objects in process memory (docs/keys.md).
  *
@@ -29,12 +40,18 @@ import java.util.function.Function;
  * once.
  */
 final class KeyCache {
+    /** Once the cache has evicted for room, one miss in this many is cached (see the class comment). */
+    static final int FULL_ADMIT_ONE_IN = 8;
+
     private final long capacityBytes;
     private final Cache<String, LoadedKey> keys;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder evictions = new LongAdder();
+    private final LongAdder notAdmitted = new LongAdder();
     private final AtomicLong generation = new AtomicLong();
+    /** Set by the first eviction for room, cleared by invalidation: whether a miss must earn its place. */
+    private volatile boolean full;
 
     KeyCache(long capacityBytes) {
         if (capacityBytes < 0) {
@@ -45,7 +62,7 @@ final class KeyCache {
         this.keys = capacityBytes == 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher(KeyFootprint::of)
-                .evictionListener((String identifier, LoadedKey key, RemovalCause cause) -> evictions.increment())
+                .evictionListener((String identifier, LoadedKey key, RemovalCause cause) -> evicted(cause))
                 .build();
     }
 
@@ -79,6 +96,10 @@ final class KeyCache {
         if (keys == null) {
             return loader.apply(identifier);
         }
+        if (full && ThreadLocalRandom.current().nextInt(FULL_ADMIT_ONE_IN) != 0) {
+            notAdmitted.increment();
+            return loader.apply(identifier);
+        }
         LoadedKey key = keys.get(identifier, loader);
         if (generation.get() != readGeneration) {
             keys.invalidate(identifier); // raced with a remove or update: the caller gets what it read, nobody else
@@ -97,6 +118,7 @@ final class KeyCache {
      */
     void invalidate(Collection<String> keyIds) {
         generation.incrementAndGet();
+        full = false;
         if (keys != null && !keyIds.isEmpty()) {
             Set<String> gone = Set.copyOf(keyIds);
             keys.asMap().values().removeIf(key -> gone.contains(key.keyId()));
@@ -116,11 +138,18 @@ final class KeyCache {
 
     KeyCacheStats stats() {
         if (keys == null) {
-            return new KeyCacheStats(hits.sum(), misses.sum(), 0, 0, 0, 0);
+            return new KeyCacheStats(hits.sum(), misses.sum(), 0, 0, 0, 0, 0);
         }
         keys.cleanUp();
         long weighted = keys.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
-        return new KeyCacheStats(hits.sum(), misses.sum(), evictions.sum(), keys.estimatedSize(), weighted,
-                capacityBytes);
+        return new KeyCacheStats(hits.sum(), misses.sum(), evictions.sum(), notAdmitted.sum(), keys.estimatedSize(),
+                weighted, capacityBytes);
+    }
+
+    private void evicted(RemovalCause cause) {
+        evictions.increment();
+        if (cause == RemovalCause.SIZE) {
+            full = true;
+        }
     }
 }

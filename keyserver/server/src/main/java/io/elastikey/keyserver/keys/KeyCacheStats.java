@@ -9,11 +9,13 @@ package io.elastikey.keyserver.keys;
  * @param hits          finds answered from the cache
  * @param misses        finds that read the store
  * @param evictions     keys dropped to stay within the capacity
+ * @param notAdmitted   misses answered without caching the key, because the cache was full ({@link KeyCache})
  * @param entries       parsed keys held now (a key named by two identifiers counts twice)
  * @param bytes         their estimated memory, heap and native ({@link KeyFootprint})
  * @param capacityBytes the configured bound; 0 when the cache is disabled
  */
-public record KeyCacheStats(long hits, long misses, long evictions, long entries, long bytes, long capacityBytes) {
+public record KeyCacheStats(long hits, long misses, long evictions, long notAdmitted, long entries, long bytes,
+                            long capacityBytes) {
     /** Hits over all finds, or 0 before the first find. */
     public double hitRatio() {
         long total = hits + misses;

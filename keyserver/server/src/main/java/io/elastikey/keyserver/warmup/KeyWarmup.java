@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,13 +27,19 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Parsed keys.</b> {@link #reload} loads the keys of the {@link HotKeyFile} (what the last run held, hottest
  * first) into the parsed-key cache on a background thread while the server already serves: a key a client asks for
- * meanwhile is loaded by its request as usual, so nothing waits for the reload.
+ * meanwhile is loaded by its request as usual, so nothing waits for the reload. The reload takes at most a quarter
+ * of one core ({@link #RELOAD_SHARE}): half a million keys are some ten seconds of parsing, which at full speed
+ * would be taken from the requests of the first minute (docs/benchmarks.md, "Key server at scale").
  */
 public final class KeyWarmup {
     private static final Logger log = LoggerFactory.getLogger(KeyWarmup.class);
     private static final int EXERCISE_KEYS = 32;
     /** Enough for C2 to compile the path (its thresholds are some 10,000 calls) with room to spare. */
     private static final int EXERCISE_OPERATIONS = 50_000;
+    /** The share of one core's time the reload may take; it sleeps the rest. */
+    static final double RELOAD_SHARE = 0.25;
+    /** Keys loaded between two pauses: long enough to measure, short enough not to be felt. */
+    private static final int RELOAD_BATCH = 64;
 
     private final KeyRepository repository;
     private final KeyOperation operation;
@@ -97,6 +104,7 @@ public final class KeyWarmup {
             return;
         }
         long start = System.nanoTime();
+        long batchStart = start;
         int step = Math.max(1, identifiers.size() / 10);
         for (String identifier : identifiers) {
             try {
@@ -109,9 +117,26 @@ public final class KeyWarmup {
                 log.info("reloading hot keys: {}/{} ({}%) in {} ms", done, identifiers.size(),
                         done * 100 / identifiers.size(), (System.nanoTime() - start) / 1_000_000);
             }
+            if (done % RELOAD_BATCH == 0) {
+                if (!pause(System.nanoTime() - batchStart)) {
+                    return;
+                }
+                batchStart = System.nanoTime();
+            }
             if (Thread.currentThread().isInterrupted()) {
                 return;
             }
+        }
+    }
+
+    /** Sleeps so that {@code busyNanos} is {@link #RELOAD_SHARE} of the time; false when interrupted. */
+    private static boolean pause(long busyNanos) {
+        try {
+            TimeUnit.NANOSECONDS.sleep((long) (busyNanos * (1 - RELOAD_SHARE) / RELOAD_SHARE));
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

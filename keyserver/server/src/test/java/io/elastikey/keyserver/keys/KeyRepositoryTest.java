@@ -239,6 +239,25 @@ class KeyRepositoryTest {
     }
 
     @Test
+    void aFullCacheCachesFewMissesButAnswersEveryOneWithItsOwnKey() {
+        KeyRepository small = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 8_000);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            ids.add(keys.add(TestKeys.fresh(KeyType.EC_P256, "full-" + i + ".example.test")));
+        }
+        for (String id : ids) {
+            assertThat(small.find(id).keyId()).isEqualTo(id);
+        }
+        KeyCacheStats stats = small.cacheStats();
+        long offered = stats.misses() - stats.notAdmitted();
+        assertThat(stats.misses()).isEqualTo(200);
+        // Once full, about one miss in eight is offered a place: far fewer than 200, far more than none.
+        assertThat(stats.notAdmitted()).isBetween(100L, 195L);
+        assertThat(offered).isGreaterThan(5);
+        assertThat(stats.bytes()).isLessThanOrEqualTo(8_000);
+    }
+
+    @Test
     void aKeyCachedUnderAFingerprintIsForgottenWhenUpdatedOrRemoved() {
         KeyEntry entry = TestKeys.entry(KeyType.EC_P256, "alias-cached.example.test", "before");
         String keyId = keys.add(entry);
@@ -265,7 +284,7 @@ class KeyRepositoryTest {
         assertThat(second).isNotSameAs(first);
         assertThat(second.privateKey()).isEqualTo(first.privateKey());
         assertSigns(second, entry.certificate().getPublicKey());
-        assertThat(uncached.cacheStats()).isEqualTo(new KeyCacheStats(0, 2, 0, 0, 0, 0));
+        assertThat(uncached.cacheStats()).isEqualTo(new KeyCacheStats(0, 2, 0, 0, 0, 0, 0));
     }
 
     @Test

@@ -25,6 +25,7 @@ public final class FrequencySketch {
     private final int mask;
     private final int sampleSize;
     private int additions;
+    private boolean counted;
 
     /** Sized for about {@code expectedKeys} distinct keys. */
     public FrequencySketch(long expectedKeys) {
@@ -47,6 +48,7 @@ public final class FrequencySketch {
                 added = true;
             }
         }
+        counted = true;
         if (added && ++additions >= sampleSize) {
             halve();
         }
@@ -61,6 +63,14 @@ public final class FrequencySketch {
             min = Math.min(min, (int) ((table[(int) h & mask] >>> shift) & 0xF));
         }
         return min;
+    }
+
+    /**
+     * Whether any access was ever counted. A resize right after opening asks, so it need not walk a million index
+     * entries to learn that every frequency is 0. Racy by design: a count that lands meanwhile changes nothing.
+     */
+    public boolean hasCounts() {
+        return counted;
     }
 
     /** Ages every counter by half. */

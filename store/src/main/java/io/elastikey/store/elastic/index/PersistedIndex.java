@@ -13,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.hash.Data;
 import net.openhft.chronicle.map.ChronicleMap;
@@ -134,10 +135,18 @@ public final class PersistedIndex implements AutoCloseable {
      * visitor may itself read or write the store.
      */
     public void forEach(EntryVisitor visitor) {
+        forEach(visitor, () -> false);
+    }
+
+    /**
+     * {@link #forEach(EntryVisitor)} that stops at the next segment once {@code done} says so: a walk that has what it
+     * came for (a memory tier that is full) need not copy out the rest of a million-entry index.
+     */
+    public void forEach(EntryVisitor visitor, BooleanSupplier done) {
         List<byte[]> keys = new ArrayList<>();
         List<int[]> locations = new ArrayList<>();
         Location loc = new Location();
-        for (int i = 0; i < map.segments(); i++) {
+        for (int i = 0; i < map.segments() && !done.getAsBoolean(); i++) {
             try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(i)) {
                 c.forEachSegmentEntry(e -> {
                     Data<byte[]> v = e.value();
