@@ -142,7 +142,7 @@ public final class ElasticStore implements KeyValueStore {
 
     private void start() {
         if (config.memoryBudgetBytes() > 0) {
-            resizer.resize(config.memoryBudgetBytes());
+            resizer.resize(config.memoryBudgetBytes(), config.loadOnOpen());
         }
         if (config.checkpointIntervalMillis() > 0) {
             maintenance.scheduleWithFixedDelay(() -> runQuietly("checkpoint", () -> checkpoint(false)),

@@ -28,6 +28,7 @@ public final class ElasticStoreConfig {
     private final int checkpointIntervalMillis;
     private final boolean recordLatency;
     private final double resizeDutyCycle;
+    private final boolean loadOnOpen;
 
     private ElasticStoreConfig(Builder b) {
         this.directory = b.directory;
@@ -46,6 +47,7 @@ public final class ElasticStoreConfig {
         this.checkpointIntervalMillis = b.checkpointIntervalMillis;
         this.recordLatency = b.recordLatency;
         this.resizeDutyCycle = b.resizeDutyCycle;
+        this.loadOnOpen = b.loadOnOpen;
     }
 
     public static Builder builder(Path directory) {
@@ -70,6 +72,7 @@ public final class ElasticStoreConfig {
         b.checkpointIntervalMillis = checkpointIntervalMillis;
         b.recordLatency = recordLatency;
         b.resizeDutyCycle = resizeDutyCycle;
+        b.loadOnOpen = loadOnOpen;
         return b;
     }
 
@@ -89,6 +92,7 @@ public final class ElasticStoreConfig {
     public int checkpointIntervalMillis() { return checkpointIntervalMillis; }
     public boolean recordLatency() { return recordLatency; }
     public double resizeDutyCycle() { return resizeDutyCycle; }
+    public boolean loadOnOpen() { return loadOnOpen; }
 
     @Override
     public String toString() {
@@ -101,7 +105,7 @@ public final class ElasticStoreConfig {
                 + ", compactionGarbageRatio=" + compactionGarbageRatio
                 + ", compactionIntervalMillis=" + compactionIntervalMillis
                 + ", checkpointIntervalMillis=" + checkpointIntervalMillis
-                + ", resizeDutyCycle=" + resizeDutyCycle + "}";
+                + ", resizeDutyCycle=" + resizeDutyCycle + ", loadOnOpen=" + loadOnOpen + "}";
     }
 
     /** Defaults work for a million 4 KB keys; every setter's javadoc gives its default. */
@@ -122,6 +126,7 @@ public final class ElasticStoreConfig {
         private int checkpointIntervalMillis = 10_000;
         private boolean recordLatency = true;
         private double resizeDutyCycle = 0.5;
+        private boolean loadOnOpen = true;
 
         private Builder(Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -178,6 +183,14 @@ public final class ElasticStoreConfig {
          * lookups it runs flat out; 1 never pauses. Default 0.5.
          */
         public Builder resizeDutyCycle(double v) { resizeDutyCycle = v; return this; }
+
+        /**
+         * Whether opening the store fills the memory tier from disk (in the background, as a resize does), or starts
+         * it empty and lets misses admit. False suits a store behind a cache of its own, such as the key server's
+         * parsed keys: there the fill would walk the whole index, paced against the lookups, for a tier the cache in
+         * front leaves few reads to. Default true.
+         */
+        public Builder loadOnOpen(boolean v) { loadOnOpen = v; return this; }
 
         public ElasticStoreConfig build() {
             require(memoryBudgetBytes >= 0, "memoryBudgetBytes must be >= 0, was " + memoryBudgetBytes);

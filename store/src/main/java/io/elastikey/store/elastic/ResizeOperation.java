@@ -28,8 +28,12 @@ public final class ResizeOperation {
     /** Set by the resizer thread before the first step; read by it alone, and by toString. */
     volatile ResizePacer pacer;
 
-    ResizeOperation(long targetBytes) {
+    /** Whether the fill reads entries from disk, or only carries over what the old tier held. */
+    final boolean fromDisk;
+
+    ResizeOperation(long targetBytes, boolean fromDisk) {
         this.targetBytes = targetBytes;
+        this.fromDisk = fromDisk;
     }
 
     public long targetBytes() { return targetBytes; }

@@ -54,11 +54,16 @@ final class Resizer implements AutoCloseable {
     }
 
     synchronized ResizeOperation resize(long budgetBytes) {
+        return resize(budgetBytes, true);
+    }
+
+    /** A resize that fills the new tier from disk only when {@code fromDisk}, else from the old tier alone. */
+    synchronized ResizeOperation resize(long budgetBytes, boolean fromDisk) {
         ResizeOperation previous = current;
         if (previous != null) {
             previous.cancel();
         }
-        ResizeOperation op = new ResizeOperation(budgetBytes);
+        ResizeOperation op = new ResizeOperation(budgetBytes, fromDisk);
         current = op;
         targetBudget = budgetBytes;
         worker.execute(() -> run(op));
@@ -86,7 +91,9 @@ final class Resizer implements AutoCloseable {
             next = HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize());
             store.tiers = new Tiers(old, next);
             carryOver(op, old, next);
-            loadFromDisk(op, next);
+            if (op.fromDisk) {
+                loadFromDisk(op, next);
+            }
             publish(next);
             old.close();
             op.finish(ResizeOperation.State.DONE, null);

@@ -114,6 +114,32 @@ class ElasticStoreTest {
     }
 
     @Test
+    void openingWithoutLoadStartsAnEmptyTierThatMissesFill() throws Exception {
+        try (ElasticStore store = ElasticStore.open(config().build())) {
+            for (int i = 0; i < 200; i++) {
+                store.put(b("key-" + i), new byte[1000]);
+            }
+        }
+        try (ElasticStore loaded = ElasticStore.open(config().build())) {
+            awaitResize(loaded);
+            assertThat(loaded.stats().memoryEntries()).isEqualTo(200);
+        }
+        try (ElasticStore empty = ElasticStore.open(config().loadOnOpen(false).build())) {
+            awaitResize(empty);
+            assertThat(empty.stats().memoryEntries()).isZero();
+            for (int i = 0; i < 200; i++) {
+                assertThat(empty.get(b("key-" + i))).hasSize(1000);
+            }
+            assertThat(empty.stats().memoryEntries()).isPositive(); // the misses were admitted
+        }
+    }
+
+    private static void awaitResize(ElasticStore store) throws Exception {
+        ResizeOperation open = store.lastResize();
+        assertThat(open.await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
+    }
+
+    @Test
     void compactionReclaimsOverwrittenSegments() {
         try (ElasticStore store = ElasticStore.open(config().compactionIntervalMillis(0).build())) {
             byte[] value = new byte[2000];

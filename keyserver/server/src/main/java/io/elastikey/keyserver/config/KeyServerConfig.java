@@ -218,6 +218,9 @@ public final class KeyServerConfig {
                 .averageKeySize(34)
                 // A key is one record plus up to three aliases (certificate SHA-1, Keyless SKI, modulus digest).
                 .indexCapacity(ENTRIES_PER_KEY * expectedKeys)
+                // The parsed-key cache is the hot tier and the hot-key file its warm start; a fill from disk at open
+                // would walk every index entry (three per key), paced against the first minute's lookups.
+                .loadOnOpen(false)
                 .build();
     }
 
