@@ -225,14 +225,7 @@ public final class SkiScaleCommand implements Callable<Integer> {
         out.println("key server: starting ./elastikey keyserver on " + data.dataDirectory());
         try (KeyServerProcess server = KeyServerProcess.start(elastikey, data.dataDirectory(), data.expectedKeys(),
                 port, adminPort, serverSettings, serverJavaOpts, settings.outDir, "keyserver")) {
-            Thread stopper = new Thread(() -> {
-                try {
-                    server.close();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "ski-scale-stop-server");
-            Runtime.getRuntime().addShutdownHook(stopper); // Ctrl-C must not leave the server running
+            Thread stopper = stopOnExit(server); // Ctrl-C must not leave the server running
             try {
                 Duration ready = server.awaitReady(Duration.ofMinutes(15));
                 ServerSample atReady = server.sample();
@@ -276,6 +269,19 @@ public final class SkiScaleCommand implements Callable<Integer> {
         return allRan ? 0 : 1;
     }
 
+    /** A shutdown hook that stops {@code server}; remove it with {@link #removeHook} once the server is closed. */
+    private static Thread stopOnExit(KeyServerProcess server) {
+        Thread stopper = new Thread(() -> {
+            try {
+                server.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "ski-scale-stop-server");
+        Runtime.getRuntime().addShutdownHook(stopper);
+        return stopper;
+    }
+
     private static void removeHook(Thread hook) {
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
@@ -298,14 +304,7 @@ public final class SkiScaleCommand implements Callable<Integer> {
         out.printf("%nrestart: a new key server on the same data; load from the moment it is ready%n");
         try (KeyServerProcess server = KeyServerProcess.start(elastikey, data.dataDirectory(), data.expectedKeys(),
                 port, adminPort, serverSettings, serverJavaOpts, s.outDir, "keyserver-restart")) {
-            Thread stopper = new Thread(() -> {
-                try {
-                    server.close();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "ski-scale-stop-restarted-server");
-            Runtime.getRuntime().addShutdownHook(stopper);
+            Thread stopper = stopOnExit(server);
             try {
                 Duration ready = server.awaitReady(Duration.ofMinutes(15));
                 Duration measured = restartWindow.dividedBy(4);
