@@ -255,6 +255,14 @@ class KeyRepositoryTest {
         assertThat(stats.notAdmitted()).isBetween(100L, 195L);
         assertThat(offered).isGreaterThan(5);
         assertThat(stats.bytes()).isLessThanOrEqualTo(8_000);
+
+        // RSA keys cost ten times more to load than they cost to keep a while: a full cache still takes each one.
+        long before = small.cacheStats().notAdmitted();
+        for (int i = 0; i < 4; i++) {
+            String rsa = keys.add(TestKeys.fresh(KeyType.RSA_2048, "full-rsa-" + i + ".example.test"));
+            assertThat(small.find(rsa).keyId()).isEqualTo(rsa);
+        }
+        assertThat(small.cacheStats().notAdmitted()).isEqualTo(before);
     }
 
     @Test
