@@ -23,8 +23,9 @@ import java.util.function.Function;
  * so a count says nothing about memory. Caffeine's W-TinyLFU decides what stays: under a uniform load over more keys
  * than fit, it keeps a stable set instead of churning; under a skewed one, the popular keys.
  *
- * <p><b>Once full, one miss in {@value #FULL_ADMIT_ONE_IN} is offered to the cache</b>; the others are answered with
- * the key they loaded, which is then dropped. Why: under a uniform load over more keys than fit (a million keys, a
+ * <p><b>Once full, one miss of an EC or Ed25519 key in {@value #FULL_ADMIT_ONE_IN} is offered to the cache</b>; the
+ * others are answered with the key they loaded, which is then dropped (RSA keys are always offered: see
+ * {@link #costlyToLoad}). Why: under a uniform load over more keys than fit (a million keys, a
  * cache of some 450,000), Caffeine would take in every missed key, hold it in its admission window for a while and
  * evict it again: hundreds of thousands of key objects a minute that live just long enough to be copied by young
  * collections and promoted, then die as old-generation garbage whose native halves wait for a concurrent cycle
@@ -96,15 +97,32 @@ final class KeyCache {
         if (keys == null) {
             return loader.apply(identifier);
         }
-        if (full && ThreadLocalRandom.current().nextInt(FULL_ADMIT_ONE_IN) != 0) {
-            notAdmitted.increment();
-            return loader.apply(identifier);
+        if (full) {
+            LoadedKey key = loader.apply(identifier);
+            if (key == null || !costlyToLoad(key) && ThreadLocalRandom.current().nextInt(FULL_ADMIT_ONE_IN) != 0) {
+                notAdmitted.increment();
+                return key;
+            }
+            keys.asMap().putIfAbsent(identifier, key);
+            if (generation.get() != readGeneration) {
+                keys.invalidate(identifier);
+            }
+            return key;
         }
         LoadedKey key = keys.get(identifier, loader);
         if (generation.get() != readGeneration) {
             keys.invalidate(identifier); // raced with a remove or update: the caller gets what it read, nobody else
         }
         return key;
+    }
+
+    /**
+     * RSA keys are always offered a place, full or not: parsing one is cheap, but its first private-key operation
+     * builds the native Montgomery contexts and blinding, some 200 µs more than later ones (docs/keys.md), ten times
+     * what an EC key costs to load. Dropping them would make every RSA miss pay that again.
+     */
+    private static boolean costlyToLoad(LoadedKey key) {
+        return key.type().keyAlgorithm().equals("RSA");
     }
 
     /** Counts a miss for an identifier that names no key. */
