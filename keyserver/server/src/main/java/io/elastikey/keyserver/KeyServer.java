@@ -110,7 +110,8 @@ public final class KeyServer implements AutoCloseable {
         tls.watch(watcher);
         watcher.watch("access policy", List.of(config.policyFile()), policy::reload);
         AuditLog audit = started(AuditLog.start(AuditLog.DEFAULT_CAPACITY));
-        ThreadPoolExecutor loaders = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS,
+        ThreadPoolExecutor loaders = new ThreadPoolExecutor(config.keyLoaders(), config.keyLoaders(), 0,
+                TimeUnit.MILLISECONDS,
                 new ArrayBlockingQueue<>(config.cryptoQueue()), new DefaultThreadFactory("key-loader", true),
                 new ThreadPoolExecutor.AbortPolicy());
         started(loaders::shutdown);

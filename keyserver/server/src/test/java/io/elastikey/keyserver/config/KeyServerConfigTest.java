@@ -57,6 +57,7 @@ class KeyServerConfigTest {
         assertThat(config.cryptoWorkers()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(config.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(config.cryptoQueue()).isEqualTo(4096);
+        assertThat(config.keyLoaders()).isEqualTo(16);
         assertThat(config.cryptoProvider()).isEqualTo("auto");
         assertThat(config.usesDevelopmentPki()).isTrue();
         assertThat(config.storeConfig().directory()).isEqualTo(data.resolve("keys"));
@@ -246,6 +247,7 @@ class KeyServerConfigTest {
             "crypto.workers|0",
             "io.threads|0",
             "crypto.queue|many",
+            "keys.loaders|0",
             "limits.connections|0",
             "limits.streams|-3",
     })

@@ -222,10 +222,7 @@ class KeyRepositoryTest {
     @Test
     void cacheIsBoundedByMemoryNotByCount() {
         KeyRepository small = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 8_000);
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
-            ids.add(keys.add(TestKeys.fresh(KeyType.EC_P256, "bounded-" + i + ".example.test")));
-        }
+        List<String> ids = addEcKeys(30, "bounded");
         ids.forEach(small::find);
         ids.forEach(small::find);
         KeyCacheStats stats = small.cacheStats();
@@ -241,10 +238,7 @@ class KeyRepositoryTest {
     @Test
     void aFullCacheCachesFewMissesButAnswersEveryOneWithItsOwnKey() {
         KeyRepository small = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 8_000);
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < 200; i++) {
-            ids.add(keys.add(TestKeys.fresh(KeyType.EC_P256, "full-" + i + ".example.test")));
-        }
+        List<String> ids = addEcKeys(200, "full");
         for (String id : ids.subList(0, 100)) {
             assertThat(small.find(id).keyId()).isEqualTo(id);
         }
@@ -269,6 +263,15 @@ class KeyRepositoryTest {
             assertThat(small.find(rsa).keyId()).isEqualTo(rsa);
         }
         assertThat(small.cacheStats().notAdmitted()).isEqualTo(beforeRsa);
+    }
+
+    /** Adds {@code count} new EC P-256 keys named {@code <prefix>-<i>.example.test}; returns their key IDs. */
+    private List<String> addEcKeys(int count, String prefix) {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ids.add(keys.add(TestKeys.fresh(KeyType.EC_P256, prefix + "-" + i + ".example.test")));
+        }
+        return ids;
     }
 
     @Test
