@@ -75,13 +75,29 @@ public final class RedisStore implements KeyValueStore {
     public static RedisStore open(RedisStoreConfig config) {
         RedisConnections connections;
         try {
-            connections = new RedisConnections(config);
+            connections = connect(config);
         } catch (RedisException e) {
             throw new StoreException("cannot connect to Redis " + config.uri() + ": " + reason(e), e);
         }
         log.info("key-value store: Redis {} ({}, prefix '{}')", config.uri(), config.uri().mode(),
                 new String(config.prefix(), java.nio.charset.StandardCharsets.UTF_8));
         return new RedisStore(config, connections);
+    }
+
+    /**
+     * Connects once more when Lettuce lost the race between a server that refuses the handshake (NOAUTH, WRONGPASS)
+     * and its own pipeline set-up: it then reports "RedisHandshakeHandler not registered" instead of the server's
+     * answer, and the second attempt gets the answer an operator can act on. Seen once in some hundred test runs.
+     */
+    private static RedisConnections connect(RedisStoreConfig config) {
+        try {
+            return new RedisConnections(config);
+        } catch (RedisException e) {
+            if (!String.valueOf(reason(e)).contains("RedisHandshakeHandler not registered")) {
+                throw e;
+            }
+            return new RedisConnections(config);
+        }
     }
 
     /** Connects to the Redis {@code location} names (see {@link RedisStoreConfig#parse}). */
