@@ -247,7 +247,7 @@ public final class KeyServer implements AutoCloseable {
         metrics.counter("elastikey.keys.cache.evictions", "Parsed keys dropped to stay within keys.cache",
                 repository, r -> r.cacheStats().evictions());
         metrics.counter("elastikey.keys.cache.not.admitted", "Misses answered without caching the key: the cache "
-                + "was full, and only one miss in eight is offered a place", repository,
+                + "was full, and only one EC or Ed25519 miss in eight is offered a place", repository,
                 r -> r.cacheStats().notAdmitted());
         metrics.gauge("elastikey.keys.cache.entries", "Parsed keys held", repository, r -> r.cacheStats().entries());
         metrics.gauge("elastikey.keys.cache.bytes", "Estimated memory of the parsed keys held, heap and native",

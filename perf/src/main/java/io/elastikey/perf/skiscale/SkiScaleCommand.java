@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -317,14 +318,12 @@ public final class SkiScaleCommand implements Callable<Integer> {
                 ScaleRun.Keys all = new ScaleRun.Keys(data.ecKeyList(), data.ecKeys(), null, "random", 0);
                 ScaleRun run = new ScaleRun("ecdsa-h2-restart-all-uniform", ScaleRun.Group.RESTART,
                         "ECDSA P-256 SIGN", "SIGN", all, closed(s, "2"), measured, warm.truncatedTo(
-                        java.time.temporal.ChronoUnit.MILLIS), Targets.ECDSA_RESTART, "ecdsa-h2-closed-all-uniform");
+                        ChronoUnit.MILLIS), Targets.ECDSA_RESTART, "ecdsa-h2-closed-all-uniform");
                 RunOutcome outcome = execute(server, run, data, s.outDir.resolve("runs").resolve(run.name()), out,
                         10);
                 RunOutcome warmRun = report.outcomes().stream()
                         .filter(o -> o.run().name().equals(run.baseline())).findFirst().orElse(null);
-                if (warmRun != null && warmRun.rate() > 0 && outcome.report() != null) {
-                    outcome = outcome.withRatio(outcome.rate() / warmRun.rate());
-                }
+                outcome = withRatioTo(outcome, warmRun);
                 report.add(outcome);
                 describeRamp(report, server, ready, warmRun);
                 report.write();
@@ -439,15 +438,20 @@ public final class SkiScaleCommand implements Callable<Integer> {
                 throw new IOException("the key server has exited; see " + server.log());
             }
             RunOutcome outcome = execute(server, run, data, s.outDir.resolve("runs").resolve(run.name()), out, 10);
-            RunOutcome baseline = run.baseline() != null ? byName.get(run.baseline()) : null;
-            if (baseline != null && baseline.rate() > 0 && outcome.report() != null) {
-                outcome = outcome.withRatio(outcome.rate() / baseline.rate());
-            }
+            outcome = withRatioTo(outcome, run.baseline() != null ? byName.get(run.baseline()) : null);
             byName.put(run.name(), outcome);
             report.add(outcome);
             report.write();
             out.println(summary(outcome));
         }
+    }
+
+    /** {@code outcome} with its rate over {@code baseline}'s, when both measured something; else as it is. */
+    private static RunOutcome withRatioTo(RunOutcome outcome, RunOutcome baseline) {
+        if (baseline == null || baseline.rate() <= 0 || outcome.report() == null) {
+            return outcome;
+        }
+        return outcome.withRatio(outcome.rate() / baseline.rate());
     }
 
     /** The RSA open loop at {@code --rsa-share} of what the closed loop reached, or null when it reached nothing. */

@@ -20,8 +20,8 @@ import java.util.function.Function;
  * key one way, so that costs little, and it spares every entry an alias map beside it.
  *
  * <p>Bounded by bytes ({@link KeyFootprint}): a million EC keys and ten thousand RSA keys differ eight-fold in size,
- * so a count says nothing about memory. Caffeine's W-TinyLFU decides what stays: under a uniform load over more keys
- * than fit, it keeps a stable set instead of churning; under a skewed one, the popular keys.
+ * so a count says nothing about memory. Caffeine's W-TinyLFU decides what stays: under a skewed load, the popular
+ * keys.
  *
  * <p><b>Once full, one miss of an EC or Ed25519 key in {@value #FULL_ADMIT_ONE_IN} is offered to the cache</b>; the
  * others are answered with the key they loaded, which is then dropped (RSA keys are always offered: see
@@ -97,19 +97,17 @@ final class KeyCache {
         if (keys == null) {
             return loader.apply(identifier);
         }
+        LoadedKey key;
         if (full) {
-            LoadedKey key = loader.apply(identifier);
+            key = loader.apply(identifier);
             if (key == null || !costlyToLoad(key) && ThreadLocalRandom.current().nextInt(FULL_ADMIT_ONE_IN) != 0) {
                 notAdmitted.increment();
                 return key;
             }
             keys.asMap().putIfAbsent(identifier, key);
-            if (generation.get() != readGeneration) {
-                keys.invalidate(identifier);
-            }
-            return key;
+        } else {
+            key = keys.get(identifier, loader);
         }
-        LoadedKey key = keys.get(identifier, loader);
         if (generation.get() != readGeneration) {
             keys.invalidate(identifier); // raced with a remove or update: the caller gets what it read, nobody else
         }

@@ -48,7 +48,9 @@ public final class FrequencySketch {
                 added = true;
             }
         }
-        counted = true;
+        if (!counted) {
+            counted = true; // written once, not on every count: the field shares a cache line with the table's
+        }
         if (added && ++additions >= sampleSize) {
             halve();
         }
