@@ -71,6 +71,22 @@ public interface KeyValueStore extends AutoCloseable {
      */
     void forEach(BiConsumer<byte[], byte[]> visitor);
 
+    /**
+     * Reads many keys for a bulk reader, in whatever order the store reads fastest, and visits each key found with
+     * its value (keys not found are not visited). Not counted as lookups and not admitted to a memory tier: a bulk
+     * read says nothing of what clients ask for. Weakly consistent, like {@link #forEach}: a key written or removed
+     * during the call may be seen with its old value. The arrays passed to the visitor are fresh copies it may keep.
+     * This default reads them one by one, in the order given.
+     */
+    default void getAll(List<byte[]> keys, BiConsumer<byte[], byte[]> visitor) {
+        for (byte[] key : keys) {
+            byte[] value = get(key);
+            if (value != null) {
+                visitor.accept(key, value);
+            }
+        }
+    }
+
     /** The largest value {@link #put} accepts, in bytes. */
     int maxValueSize();
 

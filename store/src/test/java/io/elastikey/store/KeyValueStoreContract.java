@@ -183,4 +183,40 @@ public abstract class KeyValueStoreContract {
     void anOpenStoreIsAvailable() {
         assertThat(store.available()).isTrue();
     }
+
+    @Test
+    void getAllVisitsEachStoredKeyOnceWithItsLatestValueAndSkipsTheRest() {
+        List<byte[]> asked = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            store.put(b("bulk-" + i), b("first-" + i));
+            asked.add(b("bulk-" + i));
+        }
+        for (int i = 0; i < 300; i += 7) {
+            store.put(b("bulk-" + i), b("second-" + i)); // a newer record, later in a log
+        }
+        for (int i = 0; i < 300; i += 11) {
+            store.delete(b("bulk-" + i));
+        }
+        asked.add(b("never-stored"));
+        for (int i = 0; i < 300; i += 5) {
+            store.get(b("bulk-" + i)); // some read, so a store with a memory tier may hold them there
+        }
+
+        Map<String, String> seen = new HashMap<>();
+        store.getAll(asked, (key, value) -> {
+            String previous = seen.put(new String(key, StandardCharsets.UTF_8), new String(value, StandardCharsets.UTF_8));
+            assertThat(previous).as("visited twice").isNull();
+        });
+
+        Map<String, String> expected = new HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            if (i % 11 != 0) {
+                expected.put("bulk-" + i, (i % 7 == 0 ? "second-" : "first-") + i);
+            }
+        }
+        assertThat(seen).isEqualTo(expected);
+        store.getAll(List.of(), (key, value) -> {
+            throw new AssertionError("nothing was asked for");
+        });
+    }
 }

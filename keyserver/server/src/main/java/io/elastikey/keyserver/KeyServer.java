@@ -95,7 +95,7 @@ public final class KeyServer implements AutoCloseable {
 
     private void startParts() throws Exception {
         DevelopmentSetup.prepare(config);
-        provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()));
+        provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()), config.nativeP256());
         log.info("crypto provider: {}", provider.description());
         repository = started(KeyRepository.open(config, provider.keyParser()));
         HotKeyFile hotKeys = new HotKeyFile(config.hotKeyFile());

@@ -63,6 +63,10 @@ public class KeyLoadBenchmark {
     @Param({"EC_P256", "RSA_2048"})
     KeyType type;
 
+    /** How P-256 keys are parsed: {@code native} (the key server's default) or {@code provider} (ACCP's objects). */
+    @Param({"native", "provider"})
+    String p256;
+
     /** Keys in the store; RSA-2048 keys are slow to generate, so RSA trials reuse a pool of 16 pairs. */
     @Param("2000")
     int keys;
@@ -77,7 +81,7 @@ public class KeyLoadBenchmark {
         directory = Files.createTempDirectory("elastikey-keyload");
         store = ElasticStore.open(ElasticStoreConfig.builder(directory.resolve("keys"))
                 .memoryBudgetBytes(256L << 20).fsyncPolicy(FsyncPolicy.NEVER).build());
-        CryptoProvider provider = CryptoProvider.select(ProviderChoice.parse("auto"));
+        CryptoProvider provider = CryptoProvider.select(ProviderChoice.AUTO, p256.equals("native"));
         System.out.println("\ncrypto provider: " + provider.description());
         repository = new KeyRepository(store, Kek.create(directory.resolve("kek")), provider.keyParser(), 0);
         CertificateAuthority ca = CertificateAuthority.create("benchmark CA", KeyType.EC_P256, Validity.days(30));

@@ -11,7 +11,7 @@ package io.elastikey.scaleup.jni;
 final class LibScaleUp {
 
     static {
-        NativeLibrary.load();
+        NativeLibrary.SCALEUP.load();
     }
 
     static final int NUMBERS = 4;

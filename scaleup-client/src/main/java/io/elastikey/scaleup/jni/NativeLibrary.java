@@ -1,4 +1,4 @@
-// NativeLibrary -- finds libscaleup_jni.so for this platform among the jar's resources and loads it once.
+// NativeLibrary -- finds a JNI library for this platform among the jar's resources and loads it once.
 package io.elastikey.scaleup.jni;
 
 import java.io.IOException;
@@ -11,50 +11,61 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Loads the JNI bridge to libscaleup. The jar carries one build per platform at
- * {@code native/<os>-<arch>/libscaleup_jni.so} ({@code linux-x86_64}, {@code linux-aarch64}); the one for this JVM is
- * copied to a temporary file (deleted on exit) and loaded with {@link System#load}, once per class loader.
+ * Loads one of the project's JNI libraries: {@link #SCALEUP}, the bridge to libscaleup, or the key server's P-256
+ * signer. A jar carries one build per platform at {@code native/<os>-<arch>/<file>} ({@code linux-x86_64},
+ * {@code linux-aarch64}); the one for this JVM is copied to a temporary file (deleted on exit) and loaded with
+ * {@link System#load}, once per instance and class loader.
  *
- * <p>The system property {@value #LIBRARY_PROPERTY} names a library file to load instead, for development.
+ * <p>A system property names a library file to load instead, for development.
  */
 public final class NativeLibrary {
 
-    /** A path to a {@code libscaleup_jni.so} to load instead of the jar's. */
-    public static final String LIBRARY_PROPERTY = "elastikey.scaleup.library";
+    /** The JNI bridge to libscaleup. */
+    public static final NativeLibrary SCALEUP = new NativeLibrary("libscaleup", "libscaleup_jni.so",
+            "elastikey.scaleup.library");
 
-    static final String LIBRARY_FILE = "libscaleup_jni.so";
-
-    /** The platforms the build produces; only used to say what exists when nothing fits. */
+    /** The platforms the builds produce; only used to say what exists when nothing fits. */
     static final List<String> KNOWN_PLATFORMS = List.of("linux-x86_64", "linux-aarch64");
 
-    private static Path loadedFrom;
+    private final String name;
+    private final String file;
+    private final String overrideProperty;
+    private Path loadedFrom;
 
-    private NativeLibrary() {
+    /**
+     * @param name             what error messages call the library
+     * @param file             the file name under {@code native/<os>-<arch>/}
+     * @param overrideProperty the system property that may name a file to load instead
+     */
+    public NativeLibrary(String name, String file, String overrideProperty) {
+        this.name = name;
+        this.file = file;
+        this.overrideProperty = overrideProperty;
     }
 
     /**
-     * Loads the library if this class loader has not yet done so.
+     * Loads the library if this instance has not yet done so.
      *
      * @throws UnsatisfiedLinkError naming the platform and the platforms the jar holds when none fits, or wrapping
      *     the cause when extracting or loading failed
      */
-    public static synchronized void load() {
+    public synchronized void load() {
         if (loadedFrom != null) {
             return;
         }
-        String override = System.getProperty(LIBRARY_PROPERTY);
-        Path file = override != null && !override.isEmpty() ? Path.of(override).toAbsolutePath()
+        String override = System.getProperty(overrideProperty);
+        Path path = override != null && !override.isEmpty() ? Path.of(override).toAbsolutePath()
                 : extract(resourceFor(platform(System.getProperty("os.name"), System.getProperty("os.arch"))));
         try {
-            System.load(file.toString());
+            System.load(path.toString());
         } catch (UnsatisfiedLinkError e) {
-            throw linkError("could not load " + file + ": " + e.getMessage(), e);
+            throw linkError("could not load " + path + ": " + e.getMessage(), e);
         }
-        loadedFrom = file;
+        loadedFrom = path;
     }
 
     /** The file the library was loaded from, or {@code null} before {@link #load()}. */
-    static synchronized Path loadedFrom() {
+    public synchronized Path loadedFrom() {
         return loadedFrom;
     }
 
@@ -71,22 +82,22 @@ public final class NativeLibrary {
     }
 
     /** The resource path of the library for platform, which must exist. */
-    static String resourceFor(String platform) {
+    String resourceFor(String platform) {
         String resource = resourcePath(platform);
         if (NativeLibrary.class.getClassLoader().getResource(resource) == null) {
-            throw linkError("no " + LIBRARY_FILE + " for platform " + platform + " (os.name=" + System.getProperty(
+            throw linkError("no " + file + " for platform " + platform + " (os.name=" + System.getProperty(
                     "os.name") + ", os.arch=" + System.getProperty("os.arch") + "); the class path holds "
                     + availableResources(), null);
         }
         return resource;
     }
 
-    static String resourcePath(String platform) {
-        return "native/" + platform + "/" + LIBRARY_FILE;
+    String resourcePath(String platform) {
+        return "native/" + platform + "/" + file;
     }
 
     /** The known platforms' resources that exist, for error messages. */
-    static List<String> availableResources() {
+    List<String> availableResources() {
         List<String> found = new ArrayList<>();
         for (String platform : KNOWN_PLATFORMS) {
             if (NativeLibrary.class.getClassLoader().getResource(resourcePath(platform)) != null) {
@@ -96,22 +107,22 @@ public final class NativeLibrary {
         return found;
     }
 
-    private static Path extract(String resource) {
+    private Path extract(String resource) {
         try (InputStream in = NativeLibrary.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw linkError("resource " + resource + " vanished", null);
             }
-            Path file = Files.createTempFile("libscaleup_jni-", ".so");
-            file.toFile().deleteOnExit();
-            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-            return file;
+            Path extracted = Files.createTempFile(file.replace(".so", "-"), ".so");
+            extracted.toFile().deleteOnExit();
+            Files.copy(in, extracted, StandardCopyOption.REPLACE_EXISTING);
+            return extracted;
         } catch (IOException e) {
             throw linkError("could not extract " + resource + " to a temporary file: " + e, e);
         }
     }
 
-    private static UnsatisfiedLinkError linkError(String message, Throwable cause) {
-        UnsatisfiedLinkError error = new UnsatisfiedLinkError("libscaleup: " + message);
+    private UnsatisfiedLinkError linkError(String message, Throwable cause) {
+        UnsatisfiedLinkError error = new UnsatisfiedLinkError(name + ": " + message);
         if (cause != null) {
             error.initCause(cause);
         }

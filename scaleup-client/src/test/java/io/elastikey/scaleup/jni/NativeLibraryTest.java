@@ -34,25 +34,25 @@ class NativeLibraryTest {
 
     @Test
     void loadsThisPlatformsLibraryFromAnExtractedResource() {
-        NativeLibrary.load();
-        assertThat(NativeLibrary.loadedFrom().getFileName().toString()).startsWith("libscaleup_jni-");
+        NativeLibrary.SCALEUP.load();
+        assertThat(NativeLibrary.SCALEUP.loadedFrom().getFileName().toString()).startsWith("libscaleup_jni-");
         assertThat(LibScaleUp.strerror(-2)).contains("did not answer in time");
         assertThat(LibScaleUp.strerror(0)).isEqualTo("success");
     }
 
     @Test
     void anUnknownPlatformNamesItselfAndWhatTheJarHolds() {
-        assertThatThrownBy(() -> NativeLibrary.resourceFor("sunos-sparcv9"))
+        assertThatThrownBy(() -> NativeLibrary.SCALEUP.resourceFor("sunos-sparcv9"))
                 .isInstanceOf(UnsatisfiedLinkError.class)
                 .hasMessageContaining("sunos-sparcv9")
-                .hasMessageContaining(NativeLibrary.resourcePath(hostPlatform()));
+                .hasMessageContaining(NativeLibrary.SCALEUP.resourcePath(hostPlatform()));
     }
 
     @Test
     void theResourcesAreElfLibrariesForTheirArchitecture() throws IOException {
-        assertThat(elfMachine(NativeLibrary.resourcePath("linux-x86_64")))
+        assertThat(elfMachine(NativeLibrary.SCALEUP.resourcePath("linux-x86_64")))
                 .isEqualTo(hostPlatform().endsWith("x86_64") ? EM_X86_64 : -1);
-        int aarch64 = elfMachine(NativeLibrary.resourcePath("linux-aarch64"));
+        int aarch64 = elfMachine(NativeLibrary.SCALEUP.resourcePath("linux-aarch64"));
         assumeTrue(aarch64 != -1, "no aarch64 library built (no cross compiler)");
         assertThat(aarch64).isEqualTo(EM_AARCH64);
     }

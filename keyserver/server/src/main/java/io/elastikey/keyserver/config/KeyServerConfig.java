@@ -63,6 +63,7 @@ public final class KeyServerConfig {
     private final int cryptoQueue;
     private final int keyLoaders;
     private final String cryptoProvider;
+    private final boolean nativeP256;
 
     /** Which TLS implementation serves connections. */
     public enum TlsProvider { AUTO, OPENSSL, JDK }
@@ -118,6 +119,11 @@ public final class KeyServerConfig {
         if (!cryptoProvider.equals("auto") && !cryptoProvider.equals("accp") && !cryptoProvider.equals("jdk")) {
             throw new ConfigException("crypto.provider: '" + cryptoProvider + "' is not one of auto, accp, jdk");
         }
+        String p256 = or(source.get("crypto.p256"), "native").toLowerCase(Locale.ROOT);
+        if (!p256.equals("native") && !p256.equals("provider")) {
+            throw new ConfigException("crypto.p256: '" + p256 + "' is not one of native, provider");
+        }
+        nativeP256 = p256.equals("native");
         if (requestDeadline.isZero() || handshakeTimeout.isZero()) {
             throw new ConfigException("timeouts.request and timeouts.handshake must be greater than zero");
         }
@@ -277,6 +283,13 @@ public final class KeyServerConfig {
     public int keyLoaders() { return keyLoaders; }
     /** {@code auto}, {@code accp} or {@code jdk}. */
     public String cryptoProvider() { return cryptoProvider; }
+
+    /**
+     * {@code crypto.p256}: {@code native} (the default) signs P-256 keys from their bare scalar with the system's
+     * libcrypto when the key server's JNI library loads, the provider otherwise; {@code provider} always uses the
+     * provider's key objects.
+     */
+    public boolean nativeP256() { return nativeP256; }
 
     /** Whether the TLS files are the development PKI's defaults under the data directory. */
     public boolean usesDevelopmentPki() {

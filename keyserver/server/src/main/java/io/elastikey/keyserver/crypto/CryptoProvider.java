@@ -47,9 +47,13 @@ public final class CryptoProvider {
     private final String version;
     private final String fallbackReason;
     private final List<Provider> candidates;
+    private final P256Native p256;
+    private final String p256Problem;
 
     private CryptoProvider(Provider accp, KeyFactory accpEd25519Keys, String name, String version,
-                           String fallbackReason) {
+                           String fallbackReason, P256Native.Loaded p256) {
+        this.p256 = p256 == null ? null : p256.signer();
+        this.p256Problem = p256 == null ? null : p256.problem();
         this.accp = accp;
         this.accpEd25519Keys = accpEd25519Keys;
         this.name = name;
@@ -70,18 +74,29 @@ public final class CryptoProvider {
      * @throws IllegalStateException when {@link ProviderChoice#ACCP} is asked for and ACCP cannot be loaded
      */
     public static CryptoProvider select(ProviderChoice choice) {
+        return select(choice, false);
+    }
+
+    /**
+     * {@link #select(ProviderChoice)}, and with {@code nativeP256} P-256 keys parsed into {@link P256ScalarKey}s and
+     * signed by {@link P256Native} when its library loads (the provider's key objects otherwise; {@link #description}
+     * says which and why). The key server's default: a P-256 key then loads without a scalar multiplication and takes
+     * 32 bytes in the parsed-key cache.
+     */
+    public static CryptoProvider select(ProviderChoice choice, boolean nativeP256) {
+        P256Native.Loaded p256 = nativeP256 ? P256Native.load() : null;
         if (choice == ProviderChoice.JDK) {
-            return jdk();
+            return new CryptoProvider(null, null, JDK_NAME, jdkVersion(), null, p256);
         }
         AccpLoader.Result accp = AccpLoader.load();
         if (accp.loaded()) {
             return new CryptoProvider(accp.provider(), accp.ed25519Keys(), accp.provider().getName(), accp.version(),
-                    null);
+                    null, p256);
         }
         if (choice == ProviderChoice.ACCP) {
             throw new IllegalStateException("crypto provider accp was required but is unavailable: " + accp.problem());
         }
-        return new CryptoProvider(null, null, JDK_NAME, jdkVersion(), accp.problem());
+        return new CryptoProvider(null, null, JDK_NAME, jdkVersion(), accp.problem(), p256);
     }
 
     /** Selects as {@value ProviderChoice#SYSTEM_PROPERTY} says, {@link ProviderChoice#AUTO} when it is unset. */
@@ -91,7 +106,7 @@ public final class CryptoProvider {
 
     /** The JDK's built-in providers only. */
     public static CryptoProvider jdk() {
-        return new CryptoProvider(null, null, JDK_NAME, jdkVersion(), null);
+        return new CryptoProvider(null, null, JDK_NAME, jdkVersion(), null, null);
     }
 
     /** {@code AmazonCorrettoCryptoProvider}, or {@code JDK}: the label of the provider metric. */
@@ -106,6 +121,16 @@ public final class CryptoProvider {
 
     public boolean isAccp() {
         return accp != null;
+    }
+
+    /** The native P-256 signer, when it was asked for and loaded. */
+    Optional<P256Native> p256() {
+        return Optional.ofNullable(p256);
+    }
+
+    /** Whether P-256 keys are parsed into {@link P256ScalarKey}s and signed natively. */
+    public boolean signsP256Natively() {
+        return p256 != null;
     }
 
     /** Why {@link ProviderChoice#AUTO} ended on the JDK's providers, if it did. */
@@ -124,10 +149,12 @@ public final class CryptoProvider {
      */
     public String description() {
         String keys = Arrays.stream(KeyType.values())
-                .map(type -> type.cliName() + "=" + providerName("KeyFactory", type.keyAlgorithm()))
+                .map(type -> type.cliName() + "=" + (type == KeyType.EC_P256 && p256 != null ? "native "
+                        + p256.version() : providerName("KeyFactory", type.keyAlgorithm())))
                 .collect(Collectors.joining(", "));
         return name + " " + version + " (keys: " + keys + ")"
-                + (fallbackReason == null ? "" : "; ACCP not used: " + fallbackReason);
+                + (fallbackReason == null ? "" : "; ACCP not used: " + fallbackReason)
+                + (p256Problem == null ? "" : "; P-256 not signed natively: " + p256Problem);
     }
 
     @Override

@@ -46,6 +46,12 @@ final class JcaObjects {
         return signature;
     }
 
+    /** The native P-256 signer, which the provider has whenever a {@link P256ScalarKey} exists. */
+    P256Native p256() {
+        return provider.p256().orElseThrow(() -> new IllegalStateException("a P-256 scalar key without the native "
+                + "signer that made it"));
+    }
+
     /** The {@value #RAW_RSA} cipher; callers {@code init} it for each operation. */
     Cipher rawRsa() throws GeneralSecurityException {
         if (rawRsa == null) {

@@ -36,6 +36,9 @@ import java.util.Map;
  * library's full key check; this road costs about 15 µs (docs/benchmarks.md, KeyLoadBenchmark),
  * which matters because parsing is the parsed-key cache's miss path.
  *
+ * <p>P-256 keys become {@link P256ScalarKey}s when the provider signs them natively ({@link P256Native}): the
+ * scalar read from the DER, no provider involved.
+ *
  * <p>Thread-safe: {@code KeyFactory} objects are kept per thread (ACCP's internal Ed25519
  * factory is one shared object, as ACCP itself shares it).
  */
@@ -53,6 +56,9 @@ final class ProviderKeyParser implements PrivateKeyParser {
 
     @Override
     public PrivateKey parse(KeyType type, byte[] pkcs8) throws GeneralSecurityException {
+        if (type == KeyType.EC_P256 && provider.signsP256Natively()) {
+            return P256Pkcs8.parse(pkcs8);
+        }
         PrivateKey key = provider.isAccp() && type.keyAlgorithm().equals("RSA")
                 ? rsaThroughCrt(pkcs8)
                 : factory(type.keyAlgorithm()).generatePrivate(new PKCS8EncodedKeySpec(pkcs8));
@@ -60,6 +66,14 @@ final class ProviderKeyParser implements PrivateKeyParser {
             throw new InvalidKeySpecException("the PKCS#8 key is not a " + type.cliName() + " key");
         }
         return key;
+    }
+
+    @Override
+    public PrivateKey fromCompact(KeyType type, byte[] bytes) throws GeneralSecurityException {
+        if (type != KeyType.EC_P256 || !provider.signsP256Natively()) {
+            return PrivateKeyParser.super.fromCompact(type, bytes);
+        }
+        return new P256ScalarKey(bytes);
     }
 
     private PrivateKey rsaThroughCrt(byte[] pkcs8) throws GeneralSecurityException {

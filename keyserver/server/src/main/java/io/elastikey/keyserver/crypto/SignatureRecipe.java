@@ -68,6 +68,24 @@ enum SignatureRecipe {
         return parameters;
     }
 
+    /**
+     * For an ECDSA recipe, the hash whose value is signed; {@code null} for {@link #ECDSA_MD5_SHA1}, whose input is
+     * the hash value already. What a signer needs that takes a hash value, not a message ({@link P256Native}).
+     *
+     * @throws IllegalStateException for a recipe that is not ECDSA
+     */
+    String ecdsaHash() {
+        return switch (this) {
+            case ECDSA_SHA1 -> "SHA-1";
+            case ECDSA_SHA224 -> "SHA-224";
+            case ECDSA_SHA256 -> "SHA-256";
+            case ECDSA_SHA384 -> "SHA-384";
+            case ECDSA_SHA512 -> "SHA-512";
+            case ECDSA_MD5_SHA1 -> null;
+            default -> throw new IllegalStateException(this + " is not an ECDSA recipe");
+        };
+    }
+
     /** RSASSA-PSS as TLS 1.3 uses it (RFC 8446 section 4.2.3): MGF1 with the same hash, salt as long as the hash. */
     private static PSSParameterSpec pss(String hash, MGF1ParameterSpec mgf1, int saltLength) {
         return new PSSParameterSpec(hash, "MGF1", mgf1, saltLength, PSSParameterSpec.TRAILER_FIELD_BC);

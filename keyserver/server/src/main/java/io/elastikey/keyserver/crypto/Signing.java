@@ -33,8 +33,14 @@ final class Signing {
         };
     }
 
+    /** A JCA {@code Signature} over {@code input}; for a {@link P256ScalarKey}, the native signer over its hash. */
     private static byte[] signWithJca(LoadedKey key, SignatureRecipe recipe, byte[] input, JcaObjects jca)
             throws GeneralSecurityException {
+        if (key.privateKey() instanceof P256ScalarKey scalar) {
+            String hash = recipe.ecdsaHash();
+            byte[] hashValue = hash == null ? input : jca.digest(hash).digest(input);
+            return jca.p256().sign(scalar, hashValue, hashValue.length);
+        }
         Signature signature = jca.signature(recipe);
         signature.initSign(key.privateKey());
         signature.update(input);

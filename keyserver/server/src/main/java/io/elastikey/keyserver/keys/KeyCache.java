@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 
+import java.security.GeneralSecurityException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -18,6 +19,10 @@ import java.util.function.Function;
  * every handshake, and costs one hash lookup and no store read at all, even when the client names it by certificate
  * fingerprint. A key named by two identifiers (its key ID and a fingerprint, say) is cached twice; clients name a
  * key one way, so that costs little, and it spares every entry an alias map beside it.
+ *
+ * <p>A key whose private key is a {@link CompactKey} (P-256, signed natively) is held packed in one array
+ * ({@link PackedKey}) and unpacked on each hit, so a million of them are a million arrays, not a dozen million
+ * objects for the collector to mark.
  *
  * <p>Bounded by bytes ({@link KeyFootprint}): a million EC keys and ten thousand RSA keys differ eight-fold in size,
  * so a count says nothing about memory. Caffeine's W-TinyLFU decides what stays: under a skewed load, the popular
@@ -45,7 +50,9 @@ final class KeyCache {
     static final int FULL_ADMIT_ONE_IN = 8;
 
     private final long capacityBytes;
-    private final Cache<String, LoadedKey> keys;
+    private final PrivateKeyParser parser;
+    /** Values are {@link LoadedKey}s, or {@link PackedKey} arrays for keys that pack. */
+    private final Cache<String, Object> keys;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder evictions = new LongAdder();
@@ -54,16 +61,17 @@ final class KeyCache {
     /** Set by the first eviction for room, cleared by invalidation: whether a miss must earn its place. */
     private volatile boolean full;
 
-    KeyCache(long capacityBytes) {
+    KeyCache(long capacityBytes, PrivateKeyParser parser) {
         if (capacityBytes < 0) {
             throw new IllegalArgumentException("the key cache size must be 0 (disabled) or more bytes, not "
                     + capacityBytes);
         }
         this.capacityBytes = capacityBytes;
+        this.parser = parser;
         this.keys = capacityBytes == 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher(KeyFootprint::of)
-                .evictionListener((String identifier, LoadedKey key, RemovalCause cause) -> evicted(cause))
+                .evictionListener((String identifier, Object key, RemovalCause cause) -> evicted(cause))
                 .build();
     }
 
@@ -72,11 +80,12 @@ final class KeyCache {
         if (keys == null) {
             return null;
         }
-        LoadedKey key = keys.getIfPresent(identifier);
-        if (key != null) {
-            hits.increment();
+        Object cached = keys.getIfPresent(identifier);
+        if (cached == null) {
+            return null;
         }
-        return key;
+        hits.increment();
+        return unpacked(cached);
     }
 
     /**
@@ -104,14 +113,40 @@ final class KeyCache {
                 notAdmitted.increment();
                 return key;
             }
-            keys.asMap().putIfAbsent(identifier, key);
+            keys.asMap().putIfAbsent(identifier, packed(key));
         } else {
-            key = keys.get(identifier, loader);
+            LoadedKey[] loaded = new LoadedKey[1];
+            Object cached = keys.get(identifier, id -> {
+                loaded[0] = loader.apply(id);
+                return loaded[0] == null ? null : packed(loaded[0]);
+            });
+            key = loaded[0] != null ? loaded[0] : cached == null ? null : unpacked(cached);
         }
         if (generation.get() != readGeneration) {
             keys.invalidate(identifier); // raced with a remove or update: the caller gets what it read, nobody else
         }
         return key;
+    }
+
+    /** Whether {@code identifier} is cached; not counted as a hit or a miss. */
+    boolean contains(String identifier) {
+        return keys != null && keys.getIfPresent(identifier) != null;
+    }
+
+    /**
+     * Caches a key a bulk reader loaded ({@link KeyRepository#preload}), unless an invalidation happened since
+     * {@code readGeneration}; not counted as a miss. Returns {@code false}, caching nothing, once the cache has
+     * evicted for room: a bulk load then has nothing better to offer than what is in.
+     */
+    boolean offer(String identifier, long readGeneration, LoadedKey key) {
+        if (keys == null || full) {
+            return false;
+        }
+        keys.asMap().putIfAbsent(identifier, packed(key));
+        if (generation.get() != readGeneration) {
+            keys.invalidate(identifier);
+        }
+        return true;
     }
 
     /**
@@ -137,7 +172,8 @@ final class KeyCache {
         full = false;
         if (keys != null && !keyIds.isEmpty()) {
             Set<String> gone = Set.copyOf(keyIds);
-            keys.asMap().values().removeIf(key -> gone.contains(key.keyId()));
+            keys.asMap().values().removeIf(key -> gone.contains(key instanceof byte[] packed
+                    ? PackedKey.keyIdOf(packed) : ((LoadedKey) key).keyId()));
         }
     }
 
@@ -160,6 +196,23 @@ final class KeyCache {
         long weighted = keys.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
         return new KeyCacheStats(hits.sum(), misses.sum(), evictions.sum(), notAdmitted.sum(), keys.estimatedSize(),
                 weighted, capacityBytes);
+    }
+
+    /** What the cache holds for {@code key}: packed when it packs ({@link PackedKey}), else the key itself. */
+    private static Object packed(LoadedKey key) {
+        byte[] packed = PackedKey.pack(key);
+        return packed != null ? packed : key;
+    }
+
+    private LoadedKey unpacked(Object cached) {
+        if (!(cached instanceof byte[] packed)) {
+            return (LoadedKey) cached;
+        }
+        try {
+            return PackedKey.unpack(packed, parser);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("a packed key its own parser cannot rebuild", e);
+        }
     }
 
     private void evicted(RemovalCause cause) {

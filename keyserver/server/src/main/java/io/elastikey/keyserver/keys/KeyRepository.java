@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiConsumer;
@@ -60,7 +62,7 @@ public final class KeyRepository implements AutoCloseable {
                           long cacheBytes) {
         this.store = store;
         this.ownsStore = ownsStore;
-        this.cache = new KeyCache(cacheBytes);
+        this.cache = new KeyCache(cacheBytes, parser);
         this.kek = kek;
         Sealer sealer = new Sealer(kek);
         checkKek(store, sealer, kek);
@@ -162,6 +164,67 @@ public final class KeyRepository implements AutoCloseable {
         }
         StoredKey stored = read(bytes);
         return stored == null ? null : unsealer.unseal(stored.keyId(), stored.record());
+    }
+
+    /**
+     * Loads the keys {@code identifiers} name into the parsed-key cache under those identifiers, reading the store in
+     * bulk ({@link KeyValueStore#getAll}: ElasticStore reads a batch in the order of its log, one pass over the files
+     * instead of a random read per key, which is what makes reloading a million keys after a restart take seconds
+     * rather than minutes on a disk). Identifiers already cached, malformed or naming no key are skipped, and so is a
+     * key whose record does not open (a find of it reports that). Stops early, returning what it cached, once the
+     * cache has had to evict for room: what is left is colder than what is in.
+     *
+     * @return the keys cached by this call
+     */
+    public int preload(List<String> identifiers) {
+        long generation = cache.generation();
+        Map<String, byte[]> wanted = new LinkedHashMap<>();
+        for (String identifier : identifiers) {
+            try {
+                String id = KeyIds.normalize(identifier);
+                if (!cache.contains(id)) {
+                    wanted.put(id, KeyIds.parse(id));
+                }
+            } catch (IllegalArgumentException e) {
+                // not an identifier: skipped, as find would answer it with nothing
+            }
+        }
+        Map<String, byte[]> records = new HashMap<>();
+        readRecords(wanted.values().stream().filter(id -> id.length == KeyIds.SHA256_LENGTH).toList(), records);
+        Map<String, byte[]> keyIds = new HashMap<>();
+        List<byte[]> aliases = new ArrayList<>();
+        for (Map.Entry<String, byte[]> e : wanted.entrySet()) {
+            if (records.containsKey(e.getKey())) {
+                keyIds.put(e.getKey(), e.getValue());
+            } else {
+                aliases.add(aliasKey(e.getValue()));
+            }
+        }
+        store.getAll(aliases, (alias, keyId) -> keyIds.put(KeyIds.hex(StoreLayout.digestOf(alias)), keyId));
+        readRecords(keyIds.values().stream().filter(keyId -> !records.containsKey(KeyIds.hex(keyId))).toList(),
+                records);
+        int cached = 0;
+        for (String id : wanted.keySet()) {
+            byte[] keyId = keyIds.get(id);
+            byte[] record = keyId == null ? null : records.get(KeyIds.hex(keyId));
+            if (record == null) {
+                continue;
+            }
+            try {
+                if (!cache.offer(id, generation, unsealer.unseal(keyId, record))) {
+                    break;
+                }
+                cached++;
+            } catch (SealedRecordException e) {
+                // left for a find to report
+            }
+        }
+        return cached;
+    }
+
+    private void readRecords(List<byte[]> keyIds, Map<String, byte[]> records) {
+        List<byte[]> recordKeys = keyIds.stream().map(StoreLayout::recordKey).toList();
+        store.getAll(recordKeys, (key, record) -> records.put(KeyIds.hex(StoreLayout.keyIdOf(key)), record));
     }
 
     /**

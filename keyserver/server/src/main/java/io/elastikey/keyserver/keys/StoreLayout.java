@@ -54,6 +54,11 @@ final class StoreLayout {
         return keyId;
     }
 
+    /** The digest inside an alias key. */
+    static byte[] digestOf(byte[] aliasKey) {
+        return keyIdOf(aliasKey);
+    }
+
     private static byte[] metadata(String name) {
         return prefixed(METADATA, name.getBytes(StandardCharsets.US_ASCII));
     }

@@ -10,6 +10,8 @@ import io.elastikey.protocol.ski.SkiRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +29,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Parsed keys.</b> {@link #reload} loads the keys of the {@link HotKeyFile} (what the last run held, hottest
  * first) into the parsed-key cache on a background thread while the server already serves: a key a client asks for
- * meanwhile is loaded by its request as usual, so nothing waits for the reload. The reload takes at most a quarter
- * of one core ({@link #RELOAD_SHARE}): half a million keys are some ten seconds of parsing, which at full speed
- * would be taken from the requests of the first minute (docs/benchmarks.md, "Key server at scale").
+ * meanwhile is loaded by its request as usual, so nothing waits for the reload. It reads the store in batches
+ * ({@link KeyRepository#preload}), which ElasticStore serves in the order of its log: a million keys read one by one
+ * at random were minutes of disk seeks on a cold page cache (docs/benchmarks.md, "Key server at scale"). It takes at
+ * most half of one core's CPU time ({@link #RELOAD_SHARE}; time waiting for the disk does not count): a million P-256
+ * keys are some 15 s of CPU, so the reload ends within the first minute and leaves the rest to the requests.
  */
 public final class KeyWarmup {
     private static final Logger log = LoggerFactory.getLogger(KeyWarmup.class);
@@ -37,9 +41,13 @@ public final class KeyWarmup {
     /** Enough for C2 to compile the path (its thresholds are some 10,000 calls) with room to spare. */
     private static final int EXERCISE_OPERATIONS = 50_000;
     /** The share of one core's time the reload may take; it sleeps the rest. */
-    static final double RELOAD_SHARE = 0.25;
-    /** Keys loaded between two pauses: long enough to measure, short enough not to be felt. */
-    private static final int RELOAD_BATCH = 64;
+    static final double RELOAD_SHARE = 0.5;
+    /**
+     * Keys read per store pass: enough for the store to read a batch in log order (a pass over its files rather than
+     * a random read per key), few enough that a pause follows within some 10 ms of CPU.
+     */
+    private static final int RELOAD_BATCH = 2048;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final KeyRepository repository;
     private final KeyOperation operation;
@@ -104,32 +112,37 @@ public final class KeyWarmup {
             return;
         }
         long start = System.nanoTime();
-        long batchStart = start;
-        int step = Math.max(1, identifiers.size() / 10);
-        for (String identifier : identifiers) {
+        long cached = 0;
+        int reported = 0;
+        for (int from = 0; from < identifiers.size(); from += RELOAD_BATCH) {
+            List<String> batch = identifiers.subList(from, Math.min(identifiers.size(), from + RELOAD_BATCH));
+            long cpuBefore = THREADS.getCurrentThreadCpuTime();
+            int added;
             try {
-                repository.find(identifier);
+                added = repository.preload(batch);
             } catch (RuntimeException e) {
-                log.debug("hot key {} did not load: {}", identifier, e.toString());
+                log.warn("reloading hot keys stopped: {}", e.toString());
+                return;
             }
-            long done = reloaded.incrementAndGet();
-            if (done % step == 0 || done == identifiers.size()) {
-                log.info("reloading hot keys: {}/{} ({}%) in {} ms", done, identifiers.size(),
-                        done * 100 / identifiers.size(), (System.nanoTime() - start) / 1_000_000);
+            cached += added;
+            long done = reloaded.addAndGet(batch.size());
+            if (done * 10 / identifiers.size() > reported || done == identifiers.size()) {
+                reported = (int) (done * 10 / identifiers.size());
+                log.info("reloading hot keys: {}/{} ({}%), {} cached, in {} ms", done, identifiers.size(),
+                        done * 100 / identifiers.size(), cached, (System.nanoTime() - start) / 1_000_000);
             }
-            if (done % RELOAD_BATCH == 0) {
-                if (!pause(System.nanoTime() - batchStart)) {
-                    return;
-                }
-                batchStart = System.nanoTime();
+            if (added < batch.size() && repository.cacheStats().evictions() > 0) {
+                log.info("reloading hot keys: the parsed-key cache is full after {} keys; the rest stay on disk",
+                        cached);
+                return;
             }
-            if (Thread.currentThread().isInterrupted()) {
+            if (!pause(THREADS.getCurrentThreadCpuTime() - cpuBefore)) {
                 return;
             }
         }
     }
 
-    /** Sleeps so that {@code busyNanos} is {@link #RELOAD_SHARE} of the time; false when interrupted. */
+    /** Sleeps so that {@code busyNanos} of CPU is {@link #RELOAD_SHARE} of the time; false when interrupted. */
     private static boolean pause(long busyNanos) {
         try {
             TimeUnit.NANOSECONDS.sleep((long) (busyNanos * (1 - RELOAD_SHARE) / RELOAD_SHARE));

@@ -25,7 +25,9 @@ class ProviderKeyParserTest {
             PrivateKey key = parser.parse(type, TestKeys.pair(type).getPrivate().getEncoded());
 
             // Ed25519 included: ACCP's unregistered key factory is reached on purpose (AccpLoader)
-            String expectedPackage = provider.isAccp() ? "com.amazon.corretto.crypto.provider." : "sun.security.";
+            String expectedPackage = providers == TestProviders.NATIVE_P256 && type == KeyType.EC_P256
+                    ? P256ScalarKey.class.getName()
+                    : provider.isAccp() ? "com.amazon.corretto.crypto.provider." : "sun.security.";
             assertThat(key.getClass().getName()).as(type.cliName()).startsWith(expectedPackage);
             assertThat(key.getAlgorithm()).isIn(type.keyAlgorithm(), "EdDSA");
         }

@@ -43,7 +43,7 @@ final class TestKeys {
     }
 
     static LoadedKey loaded(CryptoProvider provider, KeyType type, int index) {
-        return LOADED.computeIfAbsent(provider.name() + "/" + type + "/" + index, k -> {
+        return LOADED.computeIfAbsent(provider.description() + "/" + type + "/" + index, k -> {
             KeyPair pair = pair(type, index);
             try {
                 PrivateKey key = provider.keyParser().parse(type, pair.getPrivate().getEncoded());

@@ -1,0 +1,126 @@
+/* p256_jni.c -- ECDSA P-256 signatures from a bare 32-byte private scalar, for the key server.
+ *
+ * Why it exists: a JCA provider turns PKCS#8 into its key object by multiplying the scalar by the
+ * base point (to derive the public key, or to check the one given): as much work as a signature.
+ * A key server holding a million keys parses one on every miss of its parsed-key cache. Signing
+ * from the scalar alone makes a miss cost an unseal and a DER read, and lets a key stay in memory
+ * as 32 bytes instead of a provider object of some 700.
+ *
+ * The natives of io.elastikey.keyserver.crypto.P256Native, registered in JNI_OnLoad. Inputs are
+ * copied from Java arrays into stack buffers (nothing is pinned) and the scalar's copies are wiped
+ * before returning. Each thread keeps one EC_KEY with the curve set and no private key in it
+ * between calls; it is freed when the thread exits. The caller (Java) has checked that the scalar
+ * is in [1, n-1]; the library checks nothing it does not have to. */
+#define OPENSSL_SUPPRESS_DEPRECATED /* EC_KEY: the one OpenSSL 3 API that signs from a scalar alone */
+
+#include <jni.h>
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/obj_mac.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#define P256_NATIVE_CLASS "io/elastikey/keyserver/crypto/P256Native"
+#define SCALAR_LENGTH 32
+#define DIGEST_MAX 64
+
+/* Error codes, matched by P256Native.describe(). */
+#define P256_EINVAL (-1)  /* an argument of the wrong size */
+#define P256_ENOMEM (-2)  /* the per-thread key could not be made */
+#define P256_ESIGN (-3)   /* the library refused to sign */
+#define P256_ESPACE (-4)  /* the signature does not fit the output array */
+
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+
+static void free_thread_key(void *key) {
+    EC_KEY_free(key);
+}
+
+static void make_thread_key(void) {
+    (void)pthread_key_create(&thread_key, free_thread_key);
+}
+
+/* This thread's EC_KEY on P-256, made on first use. Owned by the thread; NULL when out of memory. */
+static EC_KEY *curve_key(void) {
+    (void)pthread_once(&thread_key_once, make_thread_key);
+    EC_KEY *key = pthread_getspecific(thread_key);
+    if (key == NULL) {
+        key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
+        if (key != NULL && pthread_setspecific(thread_key, key) != 0) {
+            EC_KEY_free(key);
+            key = NULL;
+        }
+    }
+    return key;
+}
+
+/* Signs digest[digest_len] with scalar; writes the DER ECDSA-Sig-Value to out[out_cap]. Returns its
+ * length or a negative P256_E* code. The key holds the scalar only for the duration of the call. */
+static int sign_digest(const unsigned char *scalar, const unsigned char *digest, int digest_len,
+                       unsigned char *out, int out_cap) {
+    EC_KEY *key = curve_key();
+    if (key == NULL) return P256_ENOMEM;
+    BIGNUM *d = BN_bin2bn(scalar, SCALAR_LENGTH, NULL);
+    if (d == NULL) return P256_ENOMEM;
+    int ok = EC_KEY_set_private_key(key, d);
+    BN_clear_free(d);
+    if (!ok) return P256_ESIGN;
+    ECDSA_SIG *sig = ECDSA_do_sign(digest, digest_len, key);
+    (void)EC_KEY_set_private_key(key, NULL); /* clears and frees the key's copy (returns 0 by design) */
+    if (sig == NULL) return P256_ESIGN;
+    int len = i2d_ECDSA_SIG(sig, NULL);
+    if (len <= 0) {
+        len = P256_ESIGN;
+    } else if (len > out_cap) {
+        len = P256_ESPACE;
+    } else {
+        unsigned char *p = out;
+        len = i2d_ECDSA_SIG(sig, &p);
+        if (len <= 0) len = P256_ESIGN;
+    }
+    ECDSA_SIG_free(sig);
+    return len;
+}
+
+/* int P256Native.sign(byte[] scalar, byte[] digest, int digestLength, byte[] signature) */
+static jint JNICALL native_sign(JNIEnv *env, jclass cls, jbyteArray jscalar, jbyteArray jdigest,
+                                jint digest_len, jbyteArray jout) {
+    (void)cls;
+    unsigned char scalar[SCALAR_LENGTH], digest[DIGEST_MAX], out[80];
+    if ((*env)->GetArrayLength(env, jscalar) != SCALAR_LENGTH || digest_len <= 0 || digest_len > DIGEST_MAX
+            || (*env)->GetArrayLength(env, jdigest) < digest_len) {
+        return P256_EINVAL;
+    }
+    jsize out_cap = (*env)->GetArrayLength(env, jout);
+    (*env)->GetByteArrayRegion(env, jscalar, 0, SCALAR_LENGTH, (jbyte *)scalar);
+    (*env)->GetByteArrayRegion(env, jdigest, 0, digest_len, (jbyte *)digest);
+    int len = sign_digest(scalar, digest, digest_len, out, out_cap < (jsize)sizeof(out) ? out_cap : (int)sizeof(out));
+    OPENSSL_cleanse(scalar, sizeof(scalar));
+    if (len > 0) (*env)->SetByteArrayRegion(env, jout, 0, len, (const jbyte *)out);
+    return len;
+}
+
+/* String P256Native.libraryVersion(): the crypto library's own version line. */
+static jstring JNICALL native_version(JNIEnv *env, jclass cls) {
+    (void)cls;
+    return (*env)->NewStringUTF(env, OpenSSL_version(OPENSSL_VERSION));
+}
+
+static const JNINativeMethod methods[] = {
+    {"sign", "([B[BI[B)I", (void *)native_sign},
+    {"libraryVersion", "()Ljava/lang/String;", (void *)native_version},
+};
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
+    jclass cls = (*env)->FindClass(env, P256_NATIVE_CLASS);
+    if (cls == NULL) return JNI_ERR;
+    jint rc = (*env)->RegisterNatives(env, cls, methods, (jint)(sizeof(methods) / sizeof(methods[0])));
+    (*env)->DeleteLocalRef(env, cls);
+    return rc == 0 ? JNI_VERSION_1_8 : JNI_ERR;
+}

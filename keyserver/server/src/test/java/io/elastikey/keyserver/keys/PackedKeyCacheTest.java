@@ -1,0 +1,157 @@
+// PackedKeyCacheTest -- P-256 keys held packed in the parsed-key cache, and the bulk preload a warm start uses.
+package io.elastikey.keyserver.keys;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.elastikey.keyserver.crypto.CryptoOperations;
+import io.elastikey.keyserver.crypto.CryptoProvider;
+import io.elastikey.keyserver.crypto.ProviderChoice;
+import io.elastikey.protocol.pki.KeyIds;
+import io.elastikey.protocol.pki.KeyType;
+import io.elastikey.protocol.ski.SignatureScheme;
+import io.elastikey.protocol.ski.SkiRequest;
+import io.elastikey.store.elastic.ElasticStore;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.Signature;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The key server's configuration: P-256 keys signed natively, so they pack ({@link PackedKey}). Skipped where the
+ * native signer was not built (P256NativeTest fails where it was built and does not load).
+ */
+class PackedKeyCacheTest {
+    private static CryptoProvider provider;
+    private static CryptoOperations operations;
+
+    @TempDir
+    Path dir;
+    ElasticStore store;
+    KeyRepository keys;
+
+    @BeforeAll
+    static void nativeSigner() {
+        provider = CryptoProvider.select(ProviderChoice.AUTO, true);
+        assumeTrue(provider.signsP256Natively(), () -> "no native P-256 signer here: " + provider.description());
+        operations = new CryptoOperations(provider, new byte[32]);
+    }
+
+    @BeforeEach
+    void open() {
+        store = KeyRepositoryTest.openStore(dir);
+        keys = new KeyRepository(store, KeyRepositoryTest.KEK, provider.keyParser(), KeyRepositoryTest.CACHE);
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void aPackedKeyComesBackWithItsNamesTagsAndAWorkingKeyOnEveryHit() throws Exception {
+        KeyEntry entry = TestKeys.fresh(KeyType.EC_P256, "packed.example.test", "edge-eu", "tier-1");
+        String keyId = keys.add(entry);
+        String fingerprint = KeyIds.hex(KeyIds.certificateSha1(entry.certificate()));
+
+        LoadedKey miss = keys.find(fingerprint);
+        LoadedKey hit = keys.find(fingerprint);
+
+        assertThat(keys.cacheStats().hits()).isEqualTo(1);
+        for (LoadedKey key : List.of(miss, hit)) {
+            assertThat(key.keyId()).isEqualTo(keyId);
+            assertThat(key.type()).isEqualTo(KeyType.EC_P256);
+            assertThat(key.tags()).containsExactlyInAnyOrder("edge-eu", "tier-1");
+            assertThat(key.names()).containsExactly("packed.example.test");
+            assertThat(key.privateKey().getClass().getSimpleName()).isEqualTo("P256ScalarKey");
+            byte[] content = "signed content".getBytes(StandardCharsets.US_ASCII);
+            byte[] signature = operations.perform(key, SkiRequest.sign(fingerprint,
+                    SignatureScheme.ECDSA_SECP256R1_SHA256, content));
+            Signature verify = Signature.getInstance("SHA256withECDSA", "SunEC");
+            verify.initVerify(entry.certificate().getPublicKey());
+            verify.update(content);
+            assertThat(verify.verify(signature)).isTrue();
+        }
+    }
+
+    @Test
+    void aPackedEntryWeighsLessThanHalfAProviderKeyAndRsaKeysStayObjects() {
+        String ec = keys.add(TestKeys.fresh(KeyType.EC_P256, "light.example.test"));
+        keys.find(ec);
+        long ecBytes = keys.cacheStats().bytes();
+        assertThat(ecBytes).isLessThan((KeyFootprint.ENTRY_OVERHEAD + KeyFootprint.providerKey(KeyType.EC_P256)) / 2);
+
+        String rsa = keys.add(TestKeys.entry(KeyType.RSA_2048, "heavy.example.test"));
+        keys.find(rsa);
+        assertThat(keys.cacheStats().bytes() - ecBytes).isGreaterThan(KeyFootprint.providerKey(KeyType.RSA_2048));
+        assertThat(keys.find(rsa).privateKey().getAlgorithm()).isEqualTo("RSA");
+    }
+
+    @Test
+    void aRemovedPackedKeyIsNotServedFromTheCache() {
+        KeyEntry entry = TestKeys.fresh(KeyType.EC_P256, "removed.example.test");
+        String keyId = keys.add(entry);
+        String fingerprint = KeyIds.hex(KeyIds.certificateSha1(entry.certificate()));
+        assertThat(keys.find(fingerprint)).isNotNull();
+        assertThat(keys.find(keyId)).isNotNull();
+
+        assertThat(keys.remove(keyId)).isTrue();
+
+        assertThat(keys.find(fingerprint)).isNull();
+        assertThat(keys.find(keyId)).isNull();
+    }
+
+    @Test
+    void preloadCachesKeysNamedByKeyIdOrAliasAndSkipsTheRest() {
+        List<String> identifiers = new ArrayList<>();
+        List<String> keyIds = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            KeyEntry entry = TestKeys.fresh(KeyType.EC_P256, "preload-" + i + ".example.test");
+            String keyId = keys.add(entry);
+            keyIds.add(keyId);
+            identifiers.add(i % 2 == 0 ? keyId : KeyIds.hex(KeyIds.certificateSha1(entry.certificate())));
+        }
+        identifiers.add("not an identifier");
+        identifiers.add("00".repeat(32)); // well formed, names nothing
+        identifiers.add("11".repeat(20));
+        KeyRepository restarted = new KeyRepository(store, KeyRepositoryTest.KEK, provider.keyParser(),
+                KeyRepositoryTest.CACHE);
+
+        assertThat(restarted.preload(identifiers)).isEqualTo(40);
+        assertThat(restarted.preload(identifiers)).as("already cached").isZero();
+
+        for (int i = 0; i < 40; i++) {
+            assertThat(restarted.find(identifiers.get(i)).keyId()).isEqualTo(keyIds.get(i));
+        }
+        KeyCacheStats stats = restarted.cacheStats();
+        assertThat(stats.hits()).isEqualTo(40);
+        assertThat(stats.misses()).isZero();
+        assertThat(stats.entries()).isEqualTo(40);
+    }
+
+    @Test
+    void preloadStopsOnceTheCacheHasEvictedForRoom() {
+        List<String> keyIds = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            keyIds.add(keys.add(TestKeys.fresh(KeyType.EC_P256, "full-" + i + ".example.test")));
+        }
+        long oneEntry = KeyFootprint.PACKED_ENTRY_OVERHEAD + 64 + 150;
+        KeyRepository small = new KeyRepository(store, KeyRepositoryTest.KEK, provider.keyParser(), 20 * oneEntry);
+
+        int cached = small.preload(keyIds);
+
+        KeyCacheStats stats = small.cacheStats(); // runs Caffeine's pending evictions
+        assertThat(cached).isGreaterThanOrEqualTo(10);
+        assertThat(stats.evictions()).isPositive();
+        assertThat(stats.entries()).isLessThan(60);
+        assertThat(stats.bytes()).isLessThanOrEqualTo(20 * oneEntry);
+        assertThat(small.preload(keyIds)).as("full: nothing more is cached").isZero();
+    }
+}
