@@ -43,10 +43,13 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.cert.CertificateException;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The key server, assembled: configuration in, a listening SKI endpoint and admin endpoint
@@ -62,6 +65,8 @@ public final class KeyServer implements AutoCloseable {
     private final ScaleUpClientFactory scaleUpClients;
     private final StartedParts parts = new StartedParts();
     private KeyRepository repository;
+    /** The last run's hot keys this run has not reloaded (yet), saved after its own at a stop. */
+    private volatile Supplier<List<String>> unreloadedHotKeys = List::of;
     private CryptoProvider provider;
     private Channel channel;
     private AdminServer admin;
@@ -100,6 +105,7 @@ public final class KeyServer implements AutoCloseable {
         repository = started(KeyRepository.open(config, provider.keyParser()));
         HotKeyFile hotKeys = new HotKeyFile(config.hotKeyFile());
         List<String> lastHotKeys = readHotKeys(hotKeys);
+        unreloadedHotKeys = () -> lastHotKeys;
         started(() -> saveHotKeys(hotKeys)); // closed before the repository: the cache is still whole
         if (config.storeGovernor()) {
             governor = started(startGovernor());
@@ -158,6 +164,7 @@ public final class KeyServer implements AutoCloseable {
                 () -> ready && repository.storeAvailable()));
         ready = true;
         Thread reload = warmup.reload(lastHotKeys);
+        unreloadedHotKeys = warmup::notReloaded;
         started(reload::interrupt);
         log.info("key server listening on {} ({}, {}), admin on {}, {} keys in {}, policy {} ({} rules)",
                 address(), Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),
@@ -217,8 +224,19 @@ public final class KeyServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes the cache's hottest keys, then the keys of the last run's list this run had not reloaded yet: a server
+     * stopped a few seconds after its start must not replace a million-key list with the few thousand it got to.
+     */
     private void saveHotKeys(HotKeyFile hotKeys) {
-        List<String> identifiers = repository.hottestCached(HOT_KEYS_LIMIT);
+        Set<String> merged = new LinkedHashSet<>(repository.hottestCached(HOT_KEYS_LIMIT));
+        for (String identifier : unreloadedHotKeys.get()) {
+            if (merged.size() >= HOT_KEYS_LIMIT) {
+                break;
+            }
+            merged.add(identifier);
+        }
+        List<String> identifiers = List.copyOf(merged);
         if (identifiers.isEmpty()) {
             return;
         }

@@ -89,6 +89,35 @@ class WarmStartTest {
         assertThat(fixture.metrics().value("elastikey_keys_cache_entries")).isGreaterThanOrEqualTo(USED);
     }
 
+    /**
+     * A stop soon after a start, while the reload is still on its way through a long list, saves the cache's keys and
+     * the rest of the list: restarting twice in a row must not shrink a million-key list to what the first few
+     * seconds loaded. 1,400,000 identifiers that name nothing come first (the list's limit is 1.5 million), so the
+     * reload, some 2 µs each, has not reached the real keys when the server stops right after it is ready.
+     */
+    @Test
+    void aStopBeforeTheReloadIsThroughKeepsTheRestOfTheList() throws Exception {
+        fixture = KeyServerFixture.create(dir, Map.of("warmup.exercise", "0s"));
+        List<TestKey> keys = addEcKeys(KEYS);
+        List<String> real = keys.stream().map(WarmStartTest::fingerprint).map(String::toLowerCase).toList();
+        StringBuilder list = new StringBuilder();
+        for (int i = 0; i < 1_400_000; i++) {
+            list.append(String.format("%040x", i + 1)).append('\n');
+        }
+        real.forEach(identifier -> list.append(identifier).append('\n'));
+        Files.writeString(dir.resolve("hot-keys"), list);
+
+        fixture.start();
+        assertReady();
+        assertSigns(fixture.client(HttpClient.Version.HTTP_1_1), keys.get(KEYS - 1)); // the cache is not empty
+        fixture.stop();
+
+        List<String> saved = Files.readAllLines(dir.resolve("hot-keys")).stream().filter(l -> !l.startsWith("#"))
+                .toList();
+        assertThat(saved).containsAll(real);
+        assertThat(Set.copyOf(saved)).hasSameSizeAs(saved);
+    }
+
     @Test
     void aDamagedHotKeyFileOnlyCostsTheWarmStart() throws Exception {
         fixture = KeyServerFixture.create(dir, Map.of());

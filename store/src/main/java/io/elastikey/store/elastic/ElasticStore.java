@@ -276,9 +276,9 @@ public final class ElasticStore implements KeyValueStore {
     }
 
     /**
-     * Reads the keys the memory tier holds first, then the others in the order of their records in the log, so a
-     * batch of cold keys costs a pass over the log's files rather than a random read each (a key server reloading a
-     * million keys after a restart: docs/store.md). Neither counted as lookups nor admitted to the memory tier.
+     * Reads the keys the memory tier holds first, then the others in the order of their records in the log, so the
+     * reads go through the files in order rather than at random (a key server reloading a million keys after a
+     * restart: docs/store.md). Neither counted as lookups nor admitted to the memory tier.
      */
     @Override
     public void getAll(List<byte[]> keys, BiConsumer<byte[], byte[]> visitor) {

@@ -168,9 +168,8 @@ public final class KeyRepository implements AutoCloseable {
 
     /**
      * Loads the keys {@code identifiers} name into the parsed-key cache under those identifiers, reading the store in
-     * bulk ({@link KeyValueStore#getAll}: ElasticStore reads a batch in the order of its log, one pass over the files
-     * instead of a random read per key, which is what makes reloading a million keys after a restart take seconds
-     * rather than minutes on a disk). Identifiers already cached, malformed or naming no key are skipped, and so is a
+     * bulk ({@link KeyValueStore#getAll}: ElasticStore reads a batch in the order of its log rather than at random,
+     * and without counting a million lookups). Identifiers already cached, malformed or naming no key are skipped, and so is a
      * key whose record does not open (a find of it reports that). Stops early, returning what it cached, once the
      * cache has had to evict for room: what is left is colder than what is in.
      *

@@ -10,13 +10,10 @@ import io.elastikey.protocol.ski.SkiRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -30,29 +27,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Parsed keys.</b> {@link #reload} loads the keys of the {@link HotKeyFile} (what the last run held, hottest
  * first) into the parsed-key cache on a background thread while the server already serves: a key a client asks for
  * meanwhile is loaded by its request as usual, so nothing waits for the reload. It reads the store in batches
- * ({@link KeyRepository#preload}), which ElasticStore serves in the order of its log: a million keys read one by one
- * at random were minutes of disk seeks on a cold page cache (docs/benchmarks.md, "Key server at scale"). It takes at
- * most half of one core's CPU time ({@link #RELOAD_SHARE}; time waiting for the disk does not count): a million P-256
- * keys are some 15 s of CPU, so the reload ends within the first minute and leaves the rest to the requests.
+ * ({@link KeyRepository#preload}), which ElasticStore serves in the order of its log rather than at random. A miss
+ * a request pays costs more than a key the reload loads (a random read, alone), so the reload runs flat out on its
+ * one thread: a million P-256 keys are loaded within the first minute under full load
+ * (docs/benchmarks.md, "Key server at scale": 39 s for 1,010,000 keys, against 59 s when it took half a core).
  */
 public final class KeyWarmup {
     private static final Logger log = LoggerFactory.getLogger(KeyWarmup.class);
     private static final int EXERCISE_KEYS = 32;
     /** Enough for C2 to compile the path (its thresholds are some 10,000 calls) with room to spare. */
     private static final int EXERCISE_OPERATIONS = 50_000;
-    /** The share of one core's time the reload may take; it sleeps the rest. */
-    static final double RELOAD_SHARE = 0.5;
-    /**
-     * Keys read per store pass: enough for the store to read a batch in log order (a pass over its files rather than
-     * a random read per key), few enough that a pause follows within some 10 ms of CPU.
-     */
+    /** Keys read per store pass: enough for the store to order a batch's reads, few enough to hold in memory. */
     private static final int RELOAD_BATCH = 2048;
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final KeyRepository repository;
     private final KeyOperation operation;
     private final AtomicLong reloaded = new AtomicLong();
     private volatile long toReload;
+    private volatile List<String> reloading = List.of();
 
     public KeyWarmup(KeyRepository repository, KeyOperation operation) {
         this.repository = repository;
@@ -90,6 +82,7 @@ public final class KeyWarmup {
     /** Starts loading {@code identifiers} into the parsed-key cache on a daemon thread; returns at once. */
     public Thread reload(List<String> identifiers) {
         toReload = identifiers.size();
+        reloading = identifiers;
         Thread thread = new Thread(() -> reloadAll(identifiers), "key-reload");
         thread.setDaemon(true);
         thread.setPriority(Thread.MIN_PRIORITY);
@@ -100,6 +93,16 @@ public final class KeyWarmup {
     /** Keys of the hot-key file loaded so far. */
     public long reloaded() {
         return reloaded.get();
+    }
+
+    /**
+     * The identifiers {@link #reload} was given that it has not reached yet: the rest of the list while it runs or
+     * after it stopped early (an interrupt at shutdown, a full cache), none once it went through it. What a stop
+     * saves after the cache's own keys.
+     */
+    public List<String> notReloaded() {
+        List<String> list = reloading;
+        return list.subList((int) Math.min(reloaded.get(), list.size()), list.size());
     }
 
     /** Keys of the hot-key file this start set out to load. */
@@ -116,7 +119,6 @@ public final class KeyWarmup {
         int reported = 0;
         for (int from = 0; from < identifiers.size(); from += RELOAD_BATCH) {
             List<String> batch = identifiers.subList(from, Math.min(identifiers.size(), from + RELOAD_BATCH));
-            long cpuBefore = THREADS.getCurrentThreadCpuTime();
             int added;
             try {
                 added = repository.preload(batch);
@@ -136,20 +138,9 @@ public final class KeyWarmup {
                         cached);
                 return;
             }
-            if (!pause(THREADS.getCurrentThreadCpuTime() - cpuBefore)) {
+            if (Thread.currentThread().isInterrupted()) {
                 return;
             }
-        }
-    }
-
-    /** Sleeps so that {@code busyNanos} of CPU is {@link #RELOAD_SHARE} of the time; false when interrupted. */
-    private static boolean pause(long busyNanos) {
-        try {
-            TimeUnit.NANOSECONDS.sleep((long) (busyNanos * (1 - RELOAD_SHARE) / RELOAD_SHARE));
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
         }
     }
 
