@@ -150,6 +150,30 @@ class P256NativeTest {
                 + "11".repeat(32)), "names no curve");
     }
 
+    /** Damaged DER of every kind ends in a refusal or a valid scalar, never in another exception. */
+    @Test
+    void mutatedEncodingsAreRefusedOrReadNeverThrowAnythingElse() {
+        byte[] valid = TestKeys.pair(KeyType.EC_P256).getPrivate().getEncoded();
+        java.util.Random random = new java.util.Random(12);
+        int refused = 0;
+        for (int i = 0; i < 20_000; i++) {
+            byte[] der = Arrays.copyOf(valid, valid.length);
+            switch (i % 3) {
+                case 0 -> der[random.nextInt(der.length)] ^= (byte) (1 << random.nextInt(8));
+                case 1 -> der[random.nextInt(der.length)] = (byte) random.nextInt(256);
+                default -> der = Arrays.copyOf(der, random.nextInt(der.length + 8));
+            }
+            try {
+                P256ScalarKey key = P256Pkcs8.parse(der);
+                assertThat(key.getS().signum()).isPositive();
+                assertThat(key.getS()).isLessThan(P256ScalarKey.P256.getOrder());
+            } catch (InvalidKeySpecException e) {
+                refused++;
+            }
+        }
+        assertThat(refused).isGreaterThan(10_000);
+    }
+
     private static void assertRefused(byte[] der, String reason) {
         assertThatThrownBy(() -> P256Pkcs8.parse(der))
                 .isInstanceOf(InvalidKeySpecException.class)
