@@ -123,7 +123,9 @@ public final class KeyWarmup {
             try {
                 added = repository.preload(batch);
             } catch (RuntimeException e) {
-                log.warn("reloading hot keys stopped: {}", e.toString());
+                if (!Thread.currentThread().isInterrupted()) { // interrupted: the server is stopping, the store closed
+                    log.warn("reloading hot keys stopped: {}", e.toString());
+                }
                 return;
             }
             cached += added;
