@@ -163,9 +163,9 @@ public final class KeyServer implements AutoCloseable {
         admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
                 () -> ready && repository.storeAvailable()));
         ready = true;
-        Thread reload = warmup.reload(lastHotKeys);
+        Runnable stopReload = warmup.reload(lastHotKeys);
         unreloadedHotKeys = warmup::notReloaded;
-        started(reload::interrupt);
+        started(stopReload::run);
         log.info("key server listening on {} ({}, {}), admin on {}, {} keys in {}, policy {} ({} rules)",
                 address(), Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),
                 repository.count(), Stores.describe(config.store()), config.policyFile(), policy.current().ruleCount());
