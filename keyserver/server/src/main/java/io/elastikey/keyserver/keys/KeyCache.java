@@ -115,12 +115,11 @@ final class KeyCache {
             }
             keys.asMap().putIfAbsent(identifier, packed(key));
         } else {
-            LoadedKey[] loaded = new LoadedKey[1];
             Object cached = keys.get(identifier, id -> {
-                loaded[0] = loader.apply(id);
-                return loaded[0] == null ? null : packed(loaded[0]);
+                LoadedKey loaded = loader.apply(id);
+                return loaded == null ? null : packed(loaded);
             });
-            key = loaded[0] != null ? loaded[0] : cached == null ? null : unpacked(cached);
+            key = cached == null ? null : unpacked(cached); // a packed key is unpacked even here: 0.3 µs on a miss
         }
         if (generation.get() != readGeneration) {
             keys.invalidate(identifier); // raced with a remove or update: the caller gets what it read, nobody else
