@@ -25,7 +25,9 @@ record ServerSample(long rssKib, long hwmKib, Map<String, Double> metrics, int g
             "elastikey_keys_cache_evictions_total",
             "elastikey_keys_cache_bytes",
             "elastikey_store_hit_ratio",
-            "elastikey_store_memory_bytes");
+            "elastikey_store_memory_bytes",
+            "elastikey_keys_reload_loaded",
+            "elastikey_keys_reload_planned");
 
     static final ServerSample NONE = new ServerSample(-1, -1, Map.of(), 0, 0, 0);
 

@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
 import io.elastikey.perf.LogLevels;
 import io.elastikey.perf.ski.LoadReport;
@@ -247,6 +248,7 @@ public final class SkiScaleCommand implements Callable<Integer> {
                 report.write();
 
                 warmUpServer(server, settings, data);
+                awaitReload(server);
                 runMatrix(server, settings, data, plan, report, started);
                 report.setup("key_server_at_end", server.sample());
             } finally {
@@ -524,6 +526,32 @@ public final class SkiScaleCommand implements Callable<Integer> {
                     warm.load(), warm.duration(), Duration.ZERO, warm.targets(), null);
             RunOutcome outcome = execute(server, run, data, s.outDir.resolve("runs").resolve(run.name()), null, 1);
             out.printf("  %s: %,.0f answers/s over %s%n", run.name(), outcome.rate(), ScaleRun.human(run.duration()));
+        }
+    }
+
+    /**
+     * Waits, five minutes at most, until the key server has reloaded the keys of its hot-key file: the reload takes
+     * CPU from the load while it runs, so a run measured during it measures a server still starting, not a warm one
+     * (the restart group measures that on purpose). A server that exports no reload metrics is not waited for.
+     */
+    private void awaitReload(KeyServerProcess server) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        double previous = -1;
+        while (true) {
+            Map<String, Double> metrics = server.sample().metrics();
+            Double loaded = metrics.get("elastikey_keys_reload_loaded");
+            Double planned = metrics.get("elastikey_keys_reload_planned");
+            if (loaded == null || planned == null || loaded >= planned) {
+                return;
+            }
+            if (loaded == previous || System.nanoTime() - deadline > 0) { // stopped (a full cache) or too slow
+                out.printf("hot-key reload: %,.0f of %,.0f keys, no longer moving or past 5 min; starting the runs%n",
+                        loaded, planned);
+                return;
+            }
+            out.printf("hot-key reload: %,.0f of %,.0f keys; waiting for it before the runs%n", loaded, planned);
+            previous = loaded;
+            Thread.sleep(5_000);
         }
     }
 
