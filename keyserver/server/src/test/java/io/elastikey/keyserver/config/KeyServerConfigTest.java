@@ -59,6 +59,7 @@ class KeyServerConfigTest {
         assertThat(config.cryptoQueue()).isEqualTo(4096);
         assertThat(config.keyLoaders()).isEqualTo(16);
         assertThat(config.cryptoProvider()).isEqualTo("auto");
+        assertThat(config.nativeP256()).isTrue();
         assertThat(config.usesDevelopmentPki()).isTrue();
         assertThat(config.storeConfig().directory()).isEqualTo(data.resolve("keys"));
     }
@@ -228,6 +229,13 @@ class KeyServerConfigTest {
     }
 
     @Test
+    void p256KeysCanBeLeftToTheProvider() {
+        assertThat(config(Map.of("crypto.p256", "Provider"), Map.of()).nativeP256()).isFalse();
+        assertThat(config(Map.of("crypto.p256", "native"), Map.of()).nativeP256()).isTrue();
+        assertThat(config(Map.of(), Map.of("ELASTIKEY_CRYPTO_P256", "provider")).nativeP256()).isFalse();
+    }
+
+    @Test
     void addressesTakeEveryDocumentedForm() {
         assertThat(config(Map.of("listen", ":8443"), Map.of()).listen())
                 .isEqualTo(new InetSocketAddress(8443));
@@ -241,6 +249,7 @@ class KeyServerConfigTest {
             "tls.provider|boringssl",
             "store.fsync|sometimes",
             "crypto.provider|bc",
+            "crypto.p256|openssl",
             "keys.cache|-1",
             "keys.cache|lots",
             "keys.cache|100000",
