@@ -20,7 +20,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -284,26 +283,22 @@ public final class ElasticStore implements KeyValueStore {
     public void getAll(List<byte[]> keys, BiConsumer<byte[], byte[]> visitor) {
         ReaderEpochs.Slot slot = enterOpen();
         try {
-            List<byte[]> cold = new ArrayList<>();
-            List<Location> where = new ArrayList<>();
+            List<Located> cold = new ArrayList<>();
             for (byte[] key : keys) {
                 byte[] hot = readHot(key);
-                Location loc = hot == null ? new Location() : null;
+                Location loc = new Location();
                 if (hot != null) {
                     visitor.accept(key, hot);
                 } else if (index.lookup(key, loc)) {
-                    cold.add(key);
-                    where.add(loc);
+                    cold.add(new Located(key, loc));
                 }
             }
-            Integer[] order = new Integer[cold.size()];
-            Arrays.setAll(order, i -> i);
-            Arrays.sort(order, Comparator.comparingInt((Integer i) -> where.get(i).segmentId)
-                    .thenComparingInt(i -> where.get(i).offset));
-            for (int i : order) {
-                byte[] value = readAt(cold.get(i), where.get(i));
-                if (value != null) {
-                    visitor.accept(cold.get(i), value);
+            cold.sort(Comparator.comparingInt((Located c) -> c.loc().segmentId).thenComparingInt(c -> c.loc().offset));
+            for (Located c : cold) {
+                ByteBuffer value = readAt(c.key(), c.loc());
+                byte[] out = value != null ? copy(value) : readStored(c.key()); // moved meanwhile: look it up again
+                if (out != null) {
+                    visitor.accept(c.key(), out);
                 }
             }
         } finally {
@@ -311,22 +306,14 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
-    /** The record at {@code loc}, where the index said the key was; looked up again if compaction moved it since. */
-    private byte[] readAt(byte[] key, Location loc) {
-        Segment seg = log.segment(loc.segmentId);
-        if (seg == null || !seg.acquire()) {
-            return readStored(key);
-        }
-        try {
-            ByteBuffer value = RecordReader.readValue(seg, loc.offset, loc.length, key);
-            byte[] out = new byte[value.remaining()];
-            value.get(out);
-            return out;
-        } catch (IOException e) {
-            throw new StoreException("cannot read " + seg + ": " + e.getMessage(), e);
-        } finally {
-            seg.release();
-        }
+    /** A key and where the index had its record. */
+    private record Located(byte[] key, Location loc) {
+    }
+
+    private static byte[] copy(ByteBuffer value) {
+        byte[] out = new byte[value.remaining()];
+        value.get(out);
+        return out;
     }
 
     private byte[] readHot(byte[] key) {
@@ -344,19 +331,27 @@ public final class ElasticStore implements KeyValueStore {
             if (!index.lookup(key, loc)) {
                 return null;
             }
-            Segment seg = log.segment(loc.segmentId);
-            if (seg == null || !seg.acquire()) {
-                continue; // compacted away between the lookup and now: look again
-            }
-            try {
-                return RecordReader.readValue(seg, loc.offset, loc.length, key);
-            } catch (IOException e) {
-                throw new StoreException("cannot read " + seg + ": " + e.getMessage(), e);
-            } finally {
-                seg.release();
+            ByteBuffer value = readAt(key, loc);
+            if (value != null) {
+                return value;
             }
         }
         throw new StoreException("key kept moving during 8 lookups; compaction and reads are racing abnormally");
+    }
+
+    /** The record at {@code loc} in this thread's buffer; null when compaction took its segment since the lookup. */
+    private ByteBuffer readAt(byte[] key, Location loc) {
+        Segment seg = log.segment(loc.segmentId);
+        if (seg == null || !seg.acquire()) {
+            return null;
+        }
+        try {
+            return RecordReader.readValue(seg, loc.offset, loc.length, key);
+        } catch (IOException e) {
+            throw new StoreException("cannot read " + seg + ": " + e.getMessage(), e);
+        } finally {
+            seg.release();
+        }
     }
 
     private byte[] readCold(byte[] key, long hash) {
@@ -365,8 +360,7 @@ public final class ElasticStore implements KeyValueStore {
         if (v == null) {
             return null;
         }
-        byte[] out = new byte[v.remaining()];
-        v.get(out);
+        byte[] out = copy(v);
         if (sketch != null && wantsAdmission(key, out.length, hash)) {
             admit(key, out, loc, hash);
         }
@@ -584,9 +578,7 @@ public final class ElasticStore implements KeyValueStore {
         if (b == null) {
             return null;
         }
-        byte[] out = new byte[b.remaining()];
-        b.get(out);
-        return out;
+        return copy(b);
     }
 
     void addLive(int segmentId, long delta) {

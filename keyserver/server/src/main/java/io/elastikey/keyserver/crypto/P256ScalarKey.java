@@ -6,10 +6,7 @@ import io.elastikey.keyserver.keys.CompactKey;
 import java.io.NotSerializableException;
 import java.io.ObjectOutputStream;
 import java.math.BigInteger;
-import java.security.AlgorithmParameters;
-import java.security.GeneralSecurityException;
 import java.security.interfaces.ECPrivateKey;
-import java.security.spec.ECGenParameterSpec;
 import java.security.spec.ECParameterSpec;
 
 /**
@@ -24,7 +21,7 @@ import java.security.spec.ECParameterSpec;
  */
 final class P256ScalarKey implements ECPrivateKey, CompactKey {
     static final int SCALAR_LENGTH = 32;
-    static final ECParameterSpec P256 = p256();
+    static final ECParameterSpec P256 = ProviderKeyParser.namedCurve("secp256r1");
 
     private static final long serialVersionUID = 1L;
 
@@ -81,15 +78,5 @@ final class P256ScalarKey implements ECPrivateKey, CompactKey {
 
     private void writeObject(ObjectOutputStream out) throws NotSerializableException {
         throw new NotSerializableException("a private key is not serialized");
-    }
-
-    private static ECParameterSpec p256() {
-        try {
-            AlgorithmParameters parameters = AlgorithmParameters.getInstance("EC");
-            parameters.init(new ECGenParameterSpec("secp256r1"));
-            return parameters.getParameterSpec(ECParameterSpec.class);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("this JDK does not know curve secp256r1", e);
-        }
     }
 }

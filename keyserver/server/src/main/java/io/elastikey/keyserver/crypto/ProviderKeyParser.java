@@ -43,8 +43,8 @@ import java.util.Map;
  * factory is one shared object, as ACCP itself shares it).
  */
 final class ProviderKeyParser implements PrivateKeyParser {
-    private static final BigInteger P256_ORDER = orderOf("secp256r1");
-    private static final BigInteger P384_ORDER = orderOf("secp384r1");
+    private static final BigInteger P256_ORDER = namedCurve("secp256r1").getOrder();
+    private static final BigInteger P384_ORDER = namedCurve("secp384r1").getOrder();
 
     private final CryptoProvider provider;
     private final ThreadLocal<Map<String, KeyFactory>> factories = ThreadLocal.withInitial(() -> new HashMap<>(4));
@@ -126,11 +126,12 @@ final class ProviderKeyParser implements PrivateKeyParser {
         return key instanceof ECKey ec ? ec.getParams().getOrder() : null;
     }
 
-    private static BigInteger orderOf(String curve) {
+    /** The JDK's parameters of a named curve ({@code secp256r1}): the order names the curve, P256ScalarKey's params. */
+    static ECParameterSpec namedCurve(String curve) {
         try {
             AlgorithmParameters parameters = AlgorithmParameters.getInstance("EC");
             parameters.init(new ECGenParameterSpec(curve));
-            return parameters.getParameterSpec(ECParameterSpec.class).getOrder();
+            return parameters.getParameterSpec(ECParameterSpec.class);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JDK does not know curve " + curve, e);
         }

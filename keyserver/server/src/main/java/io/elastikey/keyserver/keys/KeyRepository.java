@@ -199,7 +199,7 @@ public final class KeyRepository implements AutoCloseable {
                 aliases.add(aliasKey(e.getValue()));
             }
         }
-        store.getAll(aliases, (alias, keyId) -> keyIds.put(KeyIds.hex(StoreLayout.digestOf(alias)), keyId));
+        store.getAll(aliases, (alias, keyId) -> keyIds.put(KeyIds.hex(StoreLayout.keyIdOf(alias)), keyId));
         readRecords(keyIds.values().stream().filter(keyId -> !records.containsKey(KeyIds.hex(keyId))).toList(),
                 records);
         int cached = 0;

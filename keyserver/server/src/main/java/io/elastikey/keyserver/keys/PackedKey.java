@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -68,9 +67,9 @@ final class PackedKey {
         in.position(1 + KeyIds.SHA256_LENGTH);
         byte[] keyBytes = new byte[in.get() & 0xff];
         in.get(keyBytes);
-        List<String> tagList = getStrings(in);
-        Set<String> tags = tagList.isEmpty() ? Set.of() : new HashSet<>(tagList);
-        List<String> names = getStrings(in);
+        // Immutable collections, which LoadedKey's copyOf keeps as they are: a hit allocates no second copy.
+        Set<String> tags = Set.of(getStrings(in));
+        List<String> names = List.of(getStrings(in));
         return new LoadedKey(keyId, type, parser.fromCompact(type, keyBytes), tags, names);
     }
 
@@ -106,12 +105,11 @@ final class PackedKey {
         }
     }
 
-    private static List<String> getStrings(ByteBuffer in) {
-        int count = in.get() & 0xff;
-        List<String> strings = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
+    private static String[] getStrings(ByteBuffer in) {
+        String[] strings = new String[in.get() & 0xff];
+        for (int i = 0; i < strings.length; i++) {
             int length = in.getShort() & 0xffff;
-            strings.add(new String(in.array(), in.position(), length, StandardCharsets.UTF_8));
+            strings[i] = new String(in.array(), in.position(), length, StandardCharsets.UTF_8);
             in.position(in.position() + length);
         }
         return strings;

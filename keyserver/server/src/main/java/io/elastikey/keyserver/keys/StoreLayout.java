@@ -47,16 +47,11 @@ final class StoreLayout {
         return storeKey.length == 33 && storeKey[0] == RECORD;
     }
 
-    /** The key ID inside a record key. */
-    static byte[] keyIdOf(byte[] recordKey) {
-        byte[] keyId = new byte[recordKey.length - 1];
-        System.arraycopy(recordKey, 1, keyId, 0, keyId.length);
+    /** The key ID inside a record key, or the digest inside an alias key: what follows the prefix. */
+    static byte[] keyIdOf(byte[] storeKey) {
+        byte[] keyId = new byte[storeKey.length - 1];
+        System.arraycopy(storeKey, 1, keyId, 0, keyId.length);
         return keyId;
-    }
-
-    /** The digest inside an alias key. */
-    static byte[] digestOf(byte[] aliasKey) {
-        return keyIdOf(aliasKey);
     }
 
     private static byte[] metadata(String name) {

@@ -142,8 +142,8 @@ class P256NativeTest {
         assertRefused(TestKeys.pair(KeyType.EC_P384).getPrivate().getEncoded(), "not on the named curve P-256");
         byte[] valid = TestKeys.pair(KeyType.EC_P256).getPrivate().getEncoded();
         assertRefused(Arrays.copyOf(valid, valid.length - 1), "DER");
-        assertRefused(Arrays.copyOf(valid, valid.length + 1), "bytes after");
-        assertRefused(new byte[] {0x30, (byte) 0x84, 0, 0, 0, 1, 0}, "unsupported length");
+        assertRefused(Arrays.copyOf(valid, valid.length + 1), "not valid DER");
+        assertRefused(new byte[] {0x30, (byte) 0x84, 0, 0, 0, 1, 0}, "not valid DER");
         assertRefused(new byte[0], "DER");
         // no curve anywhere
         assertRefused(HexFormat.of().parseHex("3037020100300906072a8648ce3d02010427302502010104" + "20"
