@@ -17,6 +17,8 @@ import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.keyserver.governor.ScaleUpClientFactory;
 import io.elastikey.keyserver.governor.ScaleUpClients;
 import io.elastikey.keyserver.http.KeyServerInitializer;
+import io.elastikey.keyserver.keyless.KeylessInitializer;
+import io.elastikey.keyserver.audit.ClientProtocol;
 import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
@@ -34,7 +36,9 @@ import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.governor.MemoryGovernor;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
@@ -69,6 +73,7 @@ public final class KeyServer implements AutoCloseable {
     private volatile Supplier<List<String>> unreloadedHotKeys = List::of;
     private CryptoProvider provider;
     private Channel channel;
+    private Channel keylessChannel;
     private AdminServer admin;
     private MemoryGovernor governor;
     private volatile boolean ready;
@@ -151,24 +156,36 @@ public final class KeyServer implements AutoCloseable {
                 throw new IllegalStateException("unreadable client certificate", e);
             }
         };
-        channel = new ServerBootstrap()
-                .group(acceptors, io)
-                .channel(Transports.serverChannelFor(io))
-                .option(ChannelOption.SO_BACKLOG, 4096)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new KeyServerInitializer(config, tls, metrics, callers, service,
-                        new AuditingRequestLog(metrics, audit)))
-                .bind(config.listen()).sync().channel();
-        started(() -> channel.close().syncUninterruptibly());
+        channel = listen(acceptors, io, config.listen(), new KeyServerInitializer(config, tls, metrics, callers,
+                service, new AuditingRequestLog(metrics, audit, ClientProtocol.SKI)));
+        if (config.keylessListen() != null) {
+            keylessChannel = listen(acceptors, io, config.keylessListen(), new KeylessInitializer(config, tls, metrics,
+                    callers, service, new AuditingRequestLog(metrics, audit, ClientProtocol.KEYLESS)));
+        }
         admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
                 () -> ready && repository.storeAvailable()));
         ready = true;
         Runnable stopReload = warmup.reload(lastHotKeys);
         unreloadedHotKeys = warmup::notReloaded;
         started(stopReload::run);
-        log.info("key server listening on {} ({}, {}), admin on {}, {} keys in {}, policy {} ({} rules)",
-                address(), Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),
+        log.info("key server listening on {} (SKI), {} (Keyless) ({}, {}), admin on {}, {} keys in {}, policy {} "
+                + "({} rules)", address(), keylessChannel == null ? "off" : keylessAddress(), Transports.name(io),
+                tls.current().getClass().getSimpleName(), admin.address(),
                 repository.count(), Stores.describe(config.store()), config.policyFile(), policy.current().ruleCount());
+    }
+
+    /** Binds one request endpoint on the shared event loops; closed at {@link #close} like every started part. */
+    private Channel listen(EventLoopGroup acceptors, EventLoopGroup io, InetSocketAddress address,
+                           ChannelInitializer<SocketChannel> initializer) throws InterruptedException {
+        Channel bound = new ServerBootstrap()
+                .group(acceptors, io)
+                .channel(Transports.serverChannelFor(io))
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(initializer)
+                .bind(address).sync().channel();
+        started(() -> bound.close().syncUninterruptibly());
+        return bound;
     }
 
     /**
@@ -277,6 +294,11 @@ public final class KeyServer implements AutoCloseable {
     /** The SKI endpoint's bound address (the real port when {@code listen} asked for port 0). */
     public InetSocketAddress address() {
         return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** The Keyless endpoint's bound address, or {@code null} when {@code keyless.listen = off}. */
+    public InetSocketAddress keylessAddress() {
+        return keylessChannel == null ? null : (InetSocketAddress) keylessChannel.localAddress();
     }
 
     public InetSocketAddress adminAddress() {

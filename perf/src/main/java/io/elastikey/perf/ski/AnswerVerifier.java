@@ -33,6 +33,11 @@ final class AnswerVerifier {
                     prepared, Signatures.ecdheSignedData(request.hash(), prepared.key().type().keyAlgorithm(),
                             request.input()), output);
             case SIGN -> verifies(Signatures.forScheme(request.scheme()), prepared, request.input(), output);
+            case PKCS1_DIGEST, ECDSA_DIGEST -> verifies(Signatures.forEcdhe(request.hash(),
+                    prepared.key().type().keyAlgorithm()), prepared, Signatures.ecdheSignedData(request.hash(),
+                    prepared.key().type().keyAlgorithm(), prepared.premaster()), output);
+            case PSS_DIGEST -> verifies(Signatures.forScheme(Signatures.pssScheme(request.hash())), prepared,
+                    prepared.premaster(), output);
         };
     }
 

@@ -91,6 +91,26 @@ final class Signatures {
         return both;
     }
 
+    /** The value of {@code hash} over {@code data} (MD5 || SHA-1 for {@code MD5-SHA1}): what a *-DIGEST request signs. */
+    static byte[] hashValue(SkiHash hash, byte[] data) {
+        try {
+            return hash == SkiHash.MD5_SHA1 ? ecdheSignedData(hash, "RSA", data)
+                    : MessageDigest.getInstance(hash.jcaName()).digest(data);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("every JDK has " + hash.wireName(), e);
+        }
+    }
+
+    /** The TLS 1.3 RSA-PSS scheme with {@code hash}, whose verifier checks an {@code RSA-PSS-DIGEST} answer. */
+    static SignatureScheme pssScheme(SkiHash hash) {
+        return switch (hash) {
+            case SHA256 -> SignatureScheme.RSA_PSS_RSAE_SHA256;
+            case SHA384 -> SignatureScheme.RSA_PSS_RSAE_SHA384;
+            case SHA512 -> SignatureScheme.RSA_PSS_RSAE_SHA512;
+            default -> throw new IllegalArgumentException("no PSS scheme with " + hash.wireName());
+        };
+    }
+
     private static String jcaHash(String schemeSuffix) {
         return switch (schemeSuffix) {
             case "sha1" -> "SHA-1";

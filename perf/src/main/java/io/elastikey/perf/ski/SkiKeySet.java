@@ -230,6 +230,8 @@ final class SkiKeySet {
         return type -> switch (method) {
             case RSA, RSA_RAW -> "RSA".equals(type.keyAlgorithm());
             case ECDHE -> true;
+            case PKCS1_DIGEST, PSS_DIGEST -> "RSA".equals(type.keyAlgorithm());
+            case ECDSA_DIGEST -> "EC".equals(type.keyAlgorithm());
             case SIGN -> scheme == null || Signatures.keyAlgorithmOf(scheme).equals(type.keyAlgorithm());
         };
     }

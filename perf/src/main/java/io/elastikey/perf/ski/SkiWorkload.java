@@ -36,7 +36,10 @@ final class SkiWorkload {
     static final int RSA_PREPARED_LIMIT = 1 << 16;
     static final double DEFAULT_ZIPF_EXPONENT = 1.1;
 
-    /** What to send and what to check the answer against. {@code premaster} is set for the RSA methods only. */
+    /**
+     * What to send and what to check the answer against. {@code premaster} is the secret of the RSA methods, or the
+     * message whose hash a {@code *-DIGEST} request carries; {@code null} for the rest.
+     */
     record Prepared(SkiRequest request, Key key, byte[] premaster) {
     }
 
@@ -158,6 +161,11 @@ final class SkiWorkload {
                         : SkiRequest.rsaRaw(key.spki(), encrypted), key, premaster);
             }
             case ECDHE -> new Prepared(SkiRequest.ecdhe(key.spki(), hash, randomInput(random)), key, null);
+            case PKCS1_DIGEST, PSS_DIGEST, ECDSA_DIGEST -> {
+                byte[] message = randomInput(random);
+                byte[] digest = Signatures.hashValue(hash, message);
+                yield new Prepared(SkiRequest.signDigest(method, key.spki(), hash, digest), key, message);
+            }
             case SIGN -> new Prepared(SkiRequest.sign(key.spki(),
                     scheme != null ? scheme : Signatures.defaultSchemeFor(key.type()), randomInput(random)), key, null);
         };

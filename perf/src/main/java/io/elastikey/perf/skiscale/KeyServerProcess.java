@@ -71,7 +71,7 @@ final class KeyServerProcess implements AutoCloseable {
         Path log = outDir.resolve(name + ".log");
         List<String> command = new ArrayList<>(List.of(elastikey.toString(), "keyserver", "--data", dataDir.toString(),
                 "--set", "keys.expected=" + expectedKeys, "--set", "listen=127.0.0.1:" + skiPort,
-                "--set", "admin.listen=127.0.0.1:" + admin));
+                "--set", "admin.listen=127.0.0.1:" + admin, "--set", "keyless.listen=off"));
         settings.forEach(setting -> command.addAll(List.of("--set", setting)));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(log.toFile());

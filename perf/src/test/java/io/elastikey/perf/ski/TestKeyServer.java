@@ -54,6 +54,8 @@ final class TestKeyServer implements Function<SkiRequest, CannedAnswer> {
             case RSA_RAW -> decrypt("RSA/ECB/NoPadding", key, request.input());
             case ECDHE -> ecdhe(key, request.hash(), request.input());
             case SIGN -> sign(key, request);
+            case PKCS1_DIGEST, PSS_DIGEST, ECDSA_DIGEST ->
+                    throw new GeneralSecurityException("the test server does not sign digests");
         };
     }
 

@@ -45,7 +45,7 @@ import io.netty.util.concurrent.ScheduledFuture;
  * <p>Thread-safe. Futures complete on Netty event-loop threads: callbacks must not block; hand slow work elsewhere.
  * Nothing about requests or answers is ever logged.
  */
-public final class SkiClient implements AutoCloseable {
+public final class SkiClient implements KeyServerClient {
     private static final Logger LOG = LoggerFactory.getLogger(SkiClient.class);
     private static final String JSON = HttpHeaderValues.APPLICATION_JSON.toString();
     /** Room for the largest common request (RSA-4096 input, 684 base64 characters) without growing the buffer. */
@@ -91,6 +91,7 @@ public final class SkiClient implements AutoCloseable {
     }
 
     /** Sends {@code request}; the future holds the decoded output. See the class comment for failures. */
+    @Override
     public CompletableFuture<byte[]> execute(SkiRequest request) {
         Objects.requireNonNull(request, "request");
         return start(new Exchange<>("POST", "/", JSON, alloc -> {
@@ -116,6 +117,7 @@ public final class SkiClient implements AutoCloseable {
     }
 
     /** Makes every connection now, so that the first requests do not pay for handshakes; fails if one cannot be. */
+    @Override
     public CompletableFuture<Void> connect() {
         if (closed.get()) {
             return CompletableFuture.failedFuture(new SkiTransportException(Kind.CLIENT_CLOSED, "client closed"));
@@ -124,11 +126,13 @@ public final class SkiClient implements AutoCloseable {
     }
 
     /** Requests accepted and not yet completed. */
+    @Override
     public int outstanding() {
         return outstandingCount.get();
     }
 
     /** Connections up at this moment. */
+    @Override
     public int connections() {
         return pool.connected();
     }
@@ -137,6 +141,7 @@ public final class SkiClient implements AutoCloseable {
         return options;
     }
 
+    @Override
     public InetSocketAddress server() {
         return server;
     }

@@ -5,7 +5,7 @@ package io.elastikey.protocol.ski;
  * error's fixed text plus, on the server side, a reason for the log that carries no key
  * material or request data.
  */
-public final class SkiException extends RuntimeException {
+public class SkiException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final SkiError error;

@@ -157,13 +157,13 @@ final class SkiRequestReader {
         if (input == null) {
             throw malformed("field input is missing");
         }
-        if (method == SkiMethod.ECDHE && hash == null) {
-            throw malformed("method ECDHE needs field hash");
+        if (method.usesHash() && hash == null) {
+            throw malformed("method " + method.wireName() + " needs field hash");
         }
         if (method == SkiMethod.SIGN && scheme == null) {
             throw malformed("method SIGN needs field scheme");
         }
-        return new SkiRequest(protocol, method, method == SkiMethod.ECDHE ? hash : null,
+        return new SkiRequest(protocol, method, method.usesHash() ? hash : null,
                 method == SkiMethod.SIGN ? scheme : null, spki, input);
     }
 

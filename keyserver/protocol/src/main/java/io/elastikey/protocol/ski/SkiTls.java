@@ -66,21 +66,24 @@ public final class SkiTls {
      *
      * @param chain   the client certificate first, then any intermediates
      * @param trusted the trust anchors for the server's certificate
+     * @param version the HTTP version ALPN offers, or {@code null} to offer none (the Keyless protocol)
      */
     public static SslContext clientContext(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> trusted,
             SkiHttpVersion version, SslProvider provider) throws SSLException {
         if (chain.isEmpty() || trusted.isEmpty()) {
             throw new IllegalArgumentException("need a client certificate and at least one trusted certificate");
         }
-        return SslContextBuilder.forClient()
+        SslContextBuilder builder = SslContextBuilder.forClient()
                 .sslProvider(provider)
                 .protocols(PROTOCOLS)
                 .keyManager(key, chain)
                 .trustManager(trusted)
-                .endpointIdentificationAlgorithm("HTTPS")
-                .applicationProtocolConfig(new ApplicationProtocolConfig(Protocol.ALPN,
-                        SelectorFailureBehavior.NO_ADVERTISE, SelectedListenerFailureBehavior.ACCEPT,
-                        version.offeredProtocols()))
-                .build();
+                .endpointIdentificationAlgorithm("HTTPS");
+        if (version != null) {
+            builder.applicationProtocolConfig(new ApplicationProtocolConfig(Protocol.ALPN,
+                    SelectorFailureBehavior.NO_ADVERTISE, SelectedListenerFailureBehavior.ACCEPT,
+                    version.offeredProtocols()));
+        }
+        return builder.build();
     }
 }

@@ -1,52 +1,30 @@
 package io.elastikey.keyserver.admin;
 
+import io.elastikey.keyserver.audit.ClientProtocol;
 import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiMethod;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The key server's Prometheus metrics. Every per-request meter is created up front, one per
- * (method, result), so recording a request is an array lookup and an increment: no tag
- * lookup, no allocation on the request path.
+ * The key server's Prometheus metrics: per-request meters for each protocol ({@link RequestMeters}), connection and
+ * handshake counts, and whatever gauges the parts register.
  */
 public final class KeyServerMetrics {
-    private static final SkiMethod[] METHODS = SkiMethod.values();
-    private static final SkiError[] ERRORS = SkiError.values();
-
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    /** [method][0 = ok, 1 + error ordinal]. */
-    private final Counter[][] requests = new Counter[METHODS.length][1 + ERRORS.length];
-    private final Timer[] latency = new Timer[METHODS.length];
-    /** Requests that failed before their method was known (bad JSON, wrong path). */
-    private final Counter undecoded;
+    private final RequestMeters[] requests = new RequestMeters[ClientProtocol.values().length];
     private final LongAdder refusedConnections = new LongAdder();
     private final LongAdder failedHandshakes = new LongAdder();
 
     public KeyServerMetrics() {
-        for (SkiMethod method : METHODS) {
-            requests[method.ordinal()][0] = requestCounter(method.wireName(), "ok");
-            for (SkiError error : ERRORS) {
-                requests[method.ordinal()][1 + error.ordinal()] = requestCounter(method.wireName(), error.text());
-            }
-            latency[method.ordinal()] = Timer.builder("elastikey.ski.request.duration")
-                    .description("Time from a decoded SKI request to its answer, by method")
-                    .tag("method", method.wireName())
-                    .publishPercentileHistogram()
-                    .minimumExpectedValue(Duration.ofNanos(50_000))
-                    .maximumExpectedValue(Duration.ofSeconds(2))
-                    .register(registry);
+        for (ClientProtocol protocol : ClientProtocol.values()) {
+            requests[protocol.ordinal()] = new RequestMeters(protocol, registry);
         }
-        undecoded = requestCounter("unknown", SkiError.MALFORMED_REQUEST.text());
         FunctionCounter.builder("elastikey.connections.refused", refusedConnections, LongAdder::sum)
                 .description("Connections closed at once because limits.connections was reached")
                 .register(registry);
@@ -56,22 +34,9 @@ public final class KeyServerMetrics {
                 .register(registry);
     }
 
-    private Counter requestCounter(String method, String result) {
-        return Counter.builder("elastikey.ski.requests")
-                .description("SKI requests answered, by method and result")
-                .tag("method", method)
-                .tag("result", result)
-                .register(registry);
-    }
-
-    /** One answered request; {@code error} is {@code null} for success. */
-    public void request(SkiMethod method, SkiError error, long nanos) {
-        if (method == null) {
-            undecoded.increment();
-            return;
-        }
-        requests[method.ordinal()][error == null ? 0 : 1 + error.ordinal()].increment();
-        latency[method.ordinal()].record(nanos, TimeUnit.NANOSECONDS);
+    /** One answered request; {@code method} is {@code null} when it could not be decoded, {@code error} for success. */
+    public void request(ClientProtocol protocol, SkiMethod method, SkiError error, long nanos) {
+        requests[protocol.ordinal()].record(method, error, nanos);
     }
 
     public void connectionRefused() {

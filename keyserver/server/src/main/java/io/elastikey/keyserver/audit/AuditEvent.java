@@ -20,14 +20,15 @@ import java.util.Objects;
  * @param time     when the request was answered
  * @param client   who asked, or {@code null} if unknown; logged as {@link ClientIdentity#shortName()}
  * @param remote   the peer's address, or {@code null}
+ * @param protocol the protocol the request came over
  * @param keyId    the key ID (canonical, or as the client sent it when it did not resolve), or {@code null}
  *                 when the request did not get as far as naming a key
  * @param method   the operation asked for, or {@code null} when the request was too malformed to tell
  * @param error    the error answered, or {@code null} when the request succeeded
  * @param micros   time from request to answer, in microseconds
  */
-public record AuditEvent(Instant time, ClientIdentity client, SocketAddress remote, String keyId, SkiMethod method,
-                         SkiError error, long micros) {
+public record AuditEvent(Instant time, ClientIdentity client, SocketAddress remote, ClientProtocol protocol,
+                         String keyId, SkiMethod method, SkiError error, long micros) {
     /** What an audit line shows instead of a key ID that is not 1 to 128 hex digits. */
     public static final String INVALID_KEY_ID = "invalid";
 
@@ -35,15 +36,16 @@ public record AuditEvent(Instant time, ClientIdentity client, SocketAddress remo
 
     public AuditEvent {
         Objects.requireNonNull(time, "time");
+        Objects.requireNonNull(protocol, "protocol");
         if (keyId != null) {
             keyId = isHex(keyId) ? keyId.toLowerCase(Locale.ROOT) : INVALID_KEY_ID;
         }
     }
 
     /** An event stamped with the current time. */
-    public static AuditEvent now(ClientIdentity client, SocketAddress remote, String keyId, SkiMethod method,
-            SkiError error, long micros) {
-        return new AuditEvent(Instant.now(), client, remote, keyId, method, error, micros);
+    public static AuditEvent now(ClientIdentity client, SocketAddress remote, ClientProtocol protocol, String keyId,
+            SkiMethod method, SkiError error, long micros) {
+        return new AuditEvent(Instant.now(), client, remote, protocol, keyId, method, error, micros);
     }
 
     /** 1 to 128 hex digits; checked by hand, as this runs once per request (a regex matcher is garbage). */

@@ -20,16 +20,18 @@ import com.fasterxml.jackson.core.JsonGenerator;
  * {@code null}:
  * <pre>
  * {"time":"2026-11-21T15:49:27.123456Z","client":"edge-eu-1/3a7b9c1d4e5f6a7b","remote":"192.0.2.7:50412",
- *  "key":"9f86d0...","method":"ECDHE","result":"ok","micros":412}
+ *  "protocol":"ski","key":"9f86d0...","method":"ECDHE","result":"ok","micros":412}
  * </pre>
  * (shown on two lines here; written on one). {@code time} is UTC with microseconds; {@code client} the short
- * identity; {@code remote} the peer's IP address and port, never a resolved host name; {@code method} the SKI wire
- * name; {@code result} {@code ok} or the error text the client got; {@code micros} the request's duration. Jackson
+ * identity; {@code remote} the peer's IP address and port, never a resolved host name; {@code protocol}
+ * {@code ski} or {@code keyless}; {@code method} the SKI wire name of the operation (a Keyless opcode is logged as
+ * the SKI method that does the same, e.g. {@code ECDSA-DIGEST}); {@code result} {@code ok} or the error text the client got; {@code micros} the request's duration. Jackson
  * does the escaping, so a common name with quotes or control characters cannot break a line. Thread-safe.
  */
 final class AuditJson {
     /** The fields of every line, in order: the contract with whoever parses the audit log. */
-    static final List<String> FIELDS = List.of("time", "client", "remote", "key", "method", "result", "micros");
+    static final List<String> FIELDS = List.of("time", "client", "remote", "protocol", "key", "method", "result",
+            "micros");
 
     /**
      * Formats a UTC {@link LocalDateTime}, not an {@link Instant} through a zoned formatter: on Java 17 the zoned
@@ -52,6 +54,7 @@ final class AuditJson {
                     time.getNano(), ZoneOffset.UTC)));
             json.writeStringField("client", event.client() == null ? null : event.client().shortName());
             json.writeStringField("remote", remote(event.remote()));
+            json.writeStringField("protocol", event.protocol().label());
             json.writeStringField("key", event.keyId());
             json.writeStringField("method", event.method() == null ? null : event.method().wireName());
             json.writeStringField("result", event.result());

@@ -32,6 +32,8 @@ public final class KeyServerConfig {
 
     private final Path dataDir;
     private final InetSocketAddress listen;
+    private final InetSocketAddress keylessListen;
+    private final int keylessMaxInFlight;
     private final InetSocketAddress adminListen;
     private final Path tlsCertificate;
     private final Path tlsKey;
@@ -72,6 +74,9 @@ public final class KeyServerConfig {
         dataDir = Path.of(or(source.get("data"), DEFAULT_DATA_DIR)).toAbsolutePath().normalize();
         listen = Values.address("listen", or(source.get("listen"), "127.0.0.1:8443"));
         adminListen = Values.address("admin.listen", or(source.get("admin.listen"), "127.0.0.1:9080"));
+        String keyless = or(source.get("keyless.listen"), "127.0.0.1:2407").strip();
+        keylessListen = keyless.equalsIgnoreCase("off") ? null : Values.address("keyless.listen", keyless);
+        keylessMaxInFlight = Values.positiveInt("keyless.max-in-flight", or(source.get("keyless.max-in-flight"), "1024"));
         Path pki = dataDir.resolve("pki");
         tlsCertificate = path(source, "tls.certificate", pki.resolve("server.pem"));
         tlsKey = path(source, "tls.key", pki.resolve("server.key"));
@@ -235,6 +240,10 @@ public final class KeyServerConfig {
     public Path dataDir() { return dataDir; }
     public InetSocketAddress listen() { return listen; }
     public InetSocketAddress adminListen() { return adminListen; }
+    /** Where the Keyless endpoint listens, or {@code null} when {@code keyless.listen = off}. */
+    public InetSocketAddress keylessListen() { return keylessListen; }
+    /** Requests a Keyless connection may have in flight before the server stops reading from it. */
+    public int keylessMaxInFlight() { return keylessMaxInFlight; }
     public Path tlsCertificate() { return tlsCertificate; }
     public Path tlsKey() { return tlsKey; }
     public Path tlsClientCa() { return tlsClientCa; }

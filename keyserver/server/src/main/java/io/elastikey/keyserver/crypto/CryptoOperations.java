@@ -19,6 +19,8 @@ import java.security.GeneralSecurityException;
  *       DigestInfo), EC keys sign ECDSA (MD5-SHA1: over the 36-byte concatenation), Ed25519
  *       keys sign the input itself and ignore the hash.</li>
  *   <li>{@code SIGN}: the TLS 1.3 scheme named, which must fit the key.</li>
+ *   <li>{@code RSA-PKCS1-DIGEST}, {@code RSA-PSS-DIGEST}, {@code ECDSA-DIGEST}: a signature of the input as a value
+ *       of {@code hash} ({@link DigestSigning}): what the Keyless protocol's signing opcodes are.</li>
  * </ul>
  *
  * <p>Errors: a method, hash or scheme that does not fit the key, or an input of the wrong size,
@@ -64,6 +66,9 @@ public final class CryptoOperations implements KeyOperation {
                         request.input(), objects);
                 case SIGN -> Signing.sign(key, SignatureSelection.forScheme(key.type(), request.scheme()),
                         request.input(), objects);
+                case PKCS1_DIGEST -> DigestSigning.pkcs1(key, request.hash(), request.input(), objects);
+                case PSS_DIGEST -> DigestSigning.pss(key, request.hash(), request.input(), objects);
+                case ECDSA_DIGEST -> DigestSigning.ecdsa(key, request.hash(), request.input(), objects);
             };
         } catch (SkiException e) {
             throw e;

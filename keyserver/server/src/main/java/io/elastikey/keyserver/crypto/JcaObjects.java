@@ -2,6 +2,7 @@ package io.elastikey.keyserver.crypto;
 
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.security.Signature;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -28,6 +29,7 @@ final class JcaObjects {
     private final Map<SignatureRecipe, Signature> signatures = new EnumMap<>(SignatureRecipe.class);
     private final Map<String, MessageDigest> digests = new HashMap<>(4);
     private Cipher rawRsa;
+    private SecureRandom random;
 
     JcaObjects(CryptoProvider provider) {
         this.provider = provider;
@@ -58,6 +60,14 @@ final class JcaObjects {
             rawRsa = provider.cipher(RAW_RSA);
         }
         return rawRsa;
+    }
+
+    /** This thread's source of randomness (PSS salts). */
+    SecureRandom random() {
+        if (random == null) {
+            random = new SecureRandom();
+        }
+        return random;
     }
 
     /** A reset digest of {@code algorithm} ({@code digest()} leaves it reset for the next use). */

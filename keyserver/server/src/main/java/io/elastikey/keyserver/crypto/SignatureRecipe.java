@@ -31,6 +31,8 @@ enum SignatureRecipe {
     ECDSA_SHA512(Kind.SIGNATURE, "SHA512withECDSA", null),
     /** ECDSA over MD5 || SHA-1 as the hash value (truncated to the curve's order, as ECDSA does). */
     ECDSA_MD5_SHA1(Kind.SIGNATURE_OVER_MD5_SHA1, "NONEwithECDSA", null),
+    /** ECDSA of a hash value the client computed (the {@code ECDSA-DIGEST} method): the input is signed as it is. */
+    ECDSA_HASH_VALUE(Kind.SIGNATURE, "NONEwithECDSA", null),
     /** PureEdDSA: the message itself is signed; there is no separate hash to choose. */
     ED25519(Kind.SIGNATURE, "Ed25519", null);
 
@@ -69,8 +71,8 @@ enum SignatureRecipe {
     }
 
     /**
-     * For an ECDSA recipe, the hash whose value is signed; {@code null} for {@link #ECDSA_MD5_SHA1}, whose input is
-     * the hash value already. What a signer needs that takes a hash value, not a message ({@link P256Native}).
+     * For an ECDSA recipe, the hash whose value is signed; {@code null} for {@link #ECDSA_MD5_SHA1} and
+     * {@link #ECDSA_HASH_VALUE}, whose input is the hash value already. What a signer needs that takes a hash value, not a message ({@link P256Native}).
      *
      * @throws IllegalStateException for a recipe that is not ECDSA
      */
@@ -81,7 +83,7 @@ enum SignatureRecipe {
             case ECDSA_SHA256 -> "SHA-256";
             case ECDSA_SHA384 -> "SHA-384";
             case ECDSA_SHA512 -> "SHA-512";
-            case ECDSA_MD5_SHA1 -> null;
+            case ECDSA_MD5_SHA1, ECDSA_HASH_VALUE -> null;
             default -> throw new IllegalStateException(this + " is not an ECDSA recipe");
         };
     }

@@ -21,20 +21,20 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * completes, and keeps it on the connection for every request it carries (HTTP/2 streams find
  * it on their parent). A failed handshake is counted and the connection closed.
  */
-final class ClientAuthenticationHandler extends ChannelInboundHandlerAdapter {
+public final class ClientAuthenticationHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ClientAuthenticationHandler.class);
     private static final AttributeKey<Caller> CALLER = AttributeKey.valueOf("elastikey.caller");
 
     private final CallerResolver resolver;
     private final KeyServerMetrics metrics;
 
-    ClientAuthenticationHandler(CallerResolver resolver, KeyServerMetrics metrics) {
+    public ClientAuthenticationHandler(CallerResolver resolver, KeyServerMetrics metrics) {
         this.resolver = resolver;
         this.metrics = metrics;
     }
 
     /** The caller of {@code channel} or of its parent connection (HTTP/2 streams). */
-    static Caller caller(Channel channel) {
+    public static Caller caller(Channel channel) {
         Caller caller = channel.attr(CALLER).get();
         if (caller == null && channel.parent() != null) {
             caller = channel.parent().attr(CALLER).get();

@@ -73,11 +73,11 @@ class AuditEventTest {
     @Test
     void resultIsOkOrTheErrorText() {
         assertThat(event("ab").result()).isEqualTo("ok");
-        assertThat(AuditEvent.now(CLIENT, null, "ab", SkiMethod.RSA, SkiError.OVERLOADED, 5).result())
+        assertThat(AuditEvent.now(CLIENT, null, ClientProtocol.SKI, "ab", SkiMethod.RSA, SkiError.OVERLOADED, 5).result())
                 .isEqualTo("overloaded");
     }
 
     private static AuditEvent event(String keyId) {
-        return new AuditEvent(Instant.now(), CLIENT, null, keyId, SkiMethod.ECDHE, null, 1);
+        return new AuditEvent(Instant.now(), CLIENT, null, ClientProtocol.SKI, keyId, SkiMethod.ECDHE, null, 1);
     }
 }

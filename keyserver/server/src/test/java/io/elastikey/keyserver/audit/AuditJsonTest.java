@@ -30,19 +30,22 @@ class AuditJsonTest {
     @Test
     void lineHasExactlyTheDocumentedFieldsInOrder() throws Exception {
         AuditEvent event = new AuditEvent(TIME, CLIENT,
-                new InetSocketAddress(InetAddress.getByName("192.0.2.7"), 50412), KEY_ID, SkiMethod.RSA_RAW, null,
+                new InetSocketAddress(InetAddress.getByName("192.0.2.7"), 50412), ClientProtocol.KEYLESS, KEY_ID,
+                SkiMethod.RSA_RAW, null,
                 412);
 
         String line = AuditJson.format(event);
 
         assertThat(line).doesNotContain("\n");
         JsonNode json = JSON.readTree(line);
-        assertThat(fieldNames(json)).containsExactly("time", "client", "remote", "key", "method", "result", "micros")
+        assertThat(fieldNames(json)).containsExactly("time", "client", "remote", "protocol", "key", "method", "result",
+                "micros")
                 .isEqualTo(AuditJson.FIELDS);
         assertThat(json.get("time").asText()).isEqualTo("2026-11-21T15:49:27.123456Z");
         assertThat(json.get("client").asText()).isEqualTo(CLIENT.shortName()).startsWith("edge-eu-1/");
         assertThat(json.get("remote").asText()).isEqualTo("192.0.2.7:50412");
         assertThat(json.get("key").asText()).isEqualTo(KEY_ID);
+        assertThat(json.get("protocol").asText()).isEqualTo("keyless");
         assertThat(json.get("method").asText()).isEqualTo("RSA-RAW");
         assertThat(json.get("result").asText()).isEqualTo("ok");
         assertThat(json.get("micros").isIntegralNumber()).isTrue();
@@ -51,14 +54,14 @@ class AuditJsonTest {
 
     @Test
     void errorsAreLoggedWithTheTextTheClientReceived() throws Exception {
-        AuditEvent event = new AuditEvent(TIME, CLIENT, null, KEY_ID, SkiMethod.SIGN, SkiError.REQUEST_DENIED, 9);
+        AuditEvent event = new AuditEvent(TIME, CLIENT, null, ClientProtocol.SKI, KEY_ID, SkiMethod.SIGN, SkiError.REQUEST_DENIED, 9);
 
         assertThat(JSON.readTree(AuditJson.format(event)).get("result").asText()).isEqualTo("request denied");
     }
 
     @Test
     void unknownValuesAreNullsAndTheFieldsStayTheSame() throws Exception {
-        AuditEvent event = new AuditEvent(TIME, null, null, null, null, SkiError.MALFORMED_REQUEST, 3);
+        AuditEvent event = new AuditEvent(TIME, null, null, ClientProtocol.SKI, null, null, SkiError.MALFORMED_REQUEST, 3);
 
         JsonNode json = JSON.readTree(AuditJson.format(event));
 
@@ -72,9 +75,9 @@ class AuditJsonTest {
     @Test
     void ipv6PeersAreBracketedAndUnresolvedAddressesAreNotLookedUp() throws Exception {
         AuditEvent v6 = new AuditEvent(TIME, CLIENT, new InetSocketAddress(InetAddress.getByName("2001:db8::1"), 443),
-                null, null, null, 1);
+                ClientProtocol.SKI, null, null, null, 1);
         AuditEvent unresolved = new AuditEvent(TIME, CLIENT, InetSocketAddress.createUnresolved("edge.invalid", 443),
-                null, null, null, 1);
+                ClientProtocol.SKI, null, null, null, 1);
 
         assertThat(JSON.readTree(AuditJson.format(v6)).get("remote").asText())
                 .isEqualTo("[2001:db8:0:0:0:0:0:1]:443");
@@ -86,7 +89,7 @@ class AuditJsonTest {
         CertificateAuthority ca = CertificateAuthority.create("CA", KeyType.EC_P256, Validity.days(1));
         ClientIdentity hostile = ClientIdentity.of(ca.issueClient("x\",\"result\":\"ok\\", List.of(),
                 KeyType.EC_P256, Validity.days(1)).certificate());
-        AuditEvent event = new AuditEvent(TIME, hostile, null, null, null, SkiError.REQUEST_DENIED, 1);
+        AuditEvent event = new AuditEvent(TIME, hostile, null, ClientProtocol.SKI, null, null, SkiError.REQUEST_DENIED, 1);
 
         String line = AuditJson.format(event);
 

@@ -160,7 +160,7 @@ class AuditLogTest {
     }
 
     private static AuditEvent event(long micros, SkiError error) {
-        return AuditEvent.now(CLIENT, null, "ab12", SkiMethod.ECDHE, error, micros);
+        return AuditEvent.now(CLIENT, null, ClientProtocol.SKI, "ab12", SkiMethod.ECDHE, error, micros);
     }
 
     /** An appender that holds the writer thread inside its first append until released. */

@@ -1,0 +1,191 @@
+// KeylessClient -- asynchronous Keyless over mutual TLS: pipelined requests on a few connections, with timeouts.
+package io.elastikey.protocol.keyless;
+
+import io.elastikey.protocol.net.Transports;
+import io.elastikey.protocol.ski.KeyServerClient;
+import io.elastikey.protocol.ski.SkiClientOptions;
+import io.elastikey.protocol.ski.SkiException;
+import io.elastikey.protocol.ski.SkiRequest;
+import io.elastikey.protocol.ski.SkiTransportException;
+import io.elastikey.protocol.ski.SkiTransportException.Kind;
+import io.netty.channel.EventLoopGroup;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The client side of the Keyless protocol (PROTOCOLS.md section 2), for the edge server ({@code --protocol keyless}),
+ * the load generator and tests. It takes the same {@link SkiRequest}s as {@link io.elastikey.protocol.ski.SkiClient}
+ * ({@link KeylessRequests} says how they translate) and fails the same ways ({@link KeyServerClient}).
+ *
+ * <p>Requests are spread round robin over {@code connections} connections and pipelined on each: many in flight,
+ * answers matched by request ID in whatever order they come. Connections are made when first needed (or by
+ * {@link #connect()}) and again after they close. Of the {@link SkiClientOptions}, the HTTP version and the response
+ * size limit do not apply.
+ *
+ * <p>Error answers become {@link SkiException}s: {@code key not found} is {@code spki not found};
+ * {@code internal error} and {@code read error} are {@code overloaded}, which callers may retry on another server;
+ * the rest are {@code malformed request}. Thread-safe; futures complete on event-loop threads.
+ */
+public final class KeylessClient implements KeyServerClient {
+    private static final Logger LOG = LoggerFactory.getLogger(KeylessClient.class);
+
+    private final InetSocketAddress server;
+    private final SkiClientOptions options;
+    private final EventLoopGroup group;
+    private final boolean ownsGroup;
+    private final KeylessConnection[] connections;
+    private final AtomicInteger next = new AtomicInteger();
+    private final AtomicInteger outstandingCount = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final long timeoutNanos;
+
+    private KeylessClient(SslContext sslContext, InetSocketAddress server, SkiClientOptions options) {
+        if (!sslContext.isClient()) {
+            throw new IllegalArgumentException("the SslContext is a server context");
+        }
+        this.server = server;
+        this.options = options;
+        this.ownsGroup = options.eventLoopGroup() == null;
+        this.group = ownsGroup ? Transports.newGroup(options.eventLoopThreads(), options.preferNativeTransport(),
+                "keyless-client") : options.eventLoopGroup();
+        this.timeoutNanos = options.requestTimeout().toNanos();
+        String serverName = options.serverName() != null ? options.serverName() : server.getHostString();
+        this.connections = new KeylessConnection[options.connections()];
+        for (int i = 0; i < connections.length; i++) {
+            connections[i] = new KeylessConnection(group, sslContext, server, serverName, options.connectTimeout());
+        }
+        LOG.info("Keyless client for {}: {} connection(s), {} transport", server, connections.length,
+                Transports.name(group));
+    }
+
+    /**
+     * A client of the Keyless endpoint at {@code server}. Nothing is connected yet; see {@link #connect()}.
+     *
+     * @param sslContext a client context with our certificate and the CA to trust (ALPN is not used)
+     */
+    public static KeylessClient create(SslContext sslContext, InetSocketAddress server, SkiClientOptions options) {
+        return new KeylessClient(Objects.requireNonNull(sslContext, "sslContext"), Objects.requireNonNull(server,
+                "server"), Objects.requireNonNull(options, "options"));
+    }
+
+    @Override
+    public CompletableFuture<byte[]> execute(SkiRequest request) {
+        KeylessRequests.Translated translated;
+        try {
+            translated = KeylessRequests.translate(Objects.requireNonNull(request, "request"));
+        } catch (SkiException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return send(translated.opcode().code(), translated.ski(), translated.digest(), translated.payload());
+    }
+
+    /** A ping: the future holds the echoed payload. */
+    public CompletableFuture<byte[]> ping(byte[] payload) {
+        return send(KeylessOpcode.PING.code(), null, null, payload.clone());
+    }
+
+    /**
+     * Sends a request with any opcode byte and items, for tests of a server: the future holds the answer's payload,
+     * or fails with the {@link SkiException} an error answer maps to ({@link KeylessAnswerException} carries the
+     * exact {@link KeylessError}).
+     */
+    public CompletableFuture<byte[]> send(int opcode, byte[] ski, byte[] digest, byte[] payload) {
+        KeylessPending pending = new KeylessPending(opcode, ski, digest, payload);
+        if (closed.get()) {
+            pending.fail(new SkiTransportException(Kind.CLIENT_CLOSED, "client closed"));
+            return pending.future();
+        }
+        if (outstandingCount.incrementAndGet() > options.maxOutstanding()) {
+            outstandingCount.decrementAndGet();
+            pending.fail(new SkiTransportException(Kind.BACKLOG_FULL, options.maxOutstanding()
+                    + " requests outstanding"));
+            return pending.future();
+        }
+        KeylessConnection connection = connections[Math.floorMod(next.getAndIncrement(), connections.length)];
+        EventExecutor timer = group.next();
+        ScheduledFuture<?> deadline = timer.schedule(() -> pending.fail(new SkiTransportException(Kind.TIMEOUT,
+                "no answer within " + options.requestTimeout().toMillis() + " ms")), timeoutNanos, TimeUnit.NANOSECONDS);
+        pending.future().whenComplete((result, failure) -> {
+            outstandingCount.decrementAndGet();
+            deadline.cancel(false);
+            connection.forget(pending);
+        });
+        if (closed.get()) {
+            pending.fail(new SkiTransportException(Kind.CLIENT_CLOSED, "client closed"));
+            return pending.future();
+        }
+        connection.send(pending);
+        return pending.future();
+    }
+
+    @Override
+    public CompletableFuture<Void> connect() {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new SkiTransportException(Kind.CLIENT_CLOSED, "client closed"));
+        }
+        CompletableFuture<?>[] all = new CompletableFuture<?>[connections.length];
+        for (int i = 0; i < connections.length; i++) {
+            all[i] = connections[i].channel();
+        }
+        return CompletableFuture.allOf(all);
+    }
+
+    @Override
+    public int outstanding() {
+        return outstandingCount.get();
+    }
+
+    @Override
+    public int connections() {
+        int up = 0;
+        for (KeylessConnection connection : connections) {
+            up += connection.isUp() ? 1 : 0;
+        }
+        return up;
+    }
+
+    @Override
+    public InetSocketAddress server() {
+        return server;
+    }
+
+    public SkiClientOptions options() {
+        return options;
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        for (KeylessConnection connection : connections) {
+            connection.close();
+        }
+        if (ownsGroup) {
+            Future<?> terminated = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            boolean onLoop = false;
+            for (EventExecutor executor : group) {
+                onLoop |= executor.inEventLoop();
+            }
+            if (!onLoop) {
+                terminated.awaitUninterruptibly(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KeylessClient[" + server + ", " + connections.length + " connection(s)]";
+    }
+}
