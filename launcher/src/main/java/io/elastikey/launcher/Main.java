@@ -48,6 +48,7 @@ public final class Main implements Runnable {
                 .addSubcommand("store", new OpenLoopGet())
                 .addSubcommand("governor", new GovernorTimeline())
                 .addSubcommand("ski", new SkiLoadGenerator())
+                .addSubcommand("keyless", new SkiLoadGenerator(SkiLoadGenerator.Protocol.KEYLESS))
                 .addSubcommand("keylist", new KeyListCommand())
                 .addSubcommand("handshake", new HandshakeLoadGenerator()));
         return cl.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(Main::reportFailure);

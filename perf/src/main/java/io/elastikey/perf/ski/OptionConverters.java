@@ -24,9 +24,21 @@ public final class OptionConverters {
         public SkiMethod convert(String value) {
             SkiMethod method = SkiMethod.fromWire(value.toUpperCase(Locale.ROOT));
             if (method == null) {
-                throw new TypeConversionException("'" + value + "' is not RSA, RSA-RAW, ECDHE or SIGN");
+                throw new TypeConversionException("'" + value + "' is not RSA, RSA-RAW, ECDHE, SIGN, RSA-PKCS1-DIGEST, "
+                        + "RSA-PSS-DIGEST or ECDSA-DIGEST");
             }
             return method;
+        }
+    }
+
+    static final class ProtocolConverter implements ITypeConverter<SkiLoadGenerator.Protocol> {
+        @Override
+        public SkiLoadGenerator.Protocol convert(String value) {
+            return switch (value.toLowerCase(Locale.ROOT)) {
+                case "ski" -> SkiLoadGenerator.Protocol.SKI;
+                case "keyless" -> SkiLoadGenerator.Protocol.KEYLESS;
+                default -> throw new TypeConversionException("'" + value + "' is not ski or keyless");
+            };
         }
     }
 

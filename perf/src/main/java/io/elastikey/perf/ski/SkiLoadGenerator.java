@@ -18,8 +18,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.elastikey.perf.ski.SkiWorkload.KeyOrder;
+import io.elastikey.protocol.keyless.KeylessClient;
+import io.elastikey.protocol.pki.DevPki;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.ski.SignatureScheme;
+import io.elastikey.protocol.ski.KeyServerClient;
 import io.elastikey.protocol.ski.SkiClient;
 import io.elastikey.protocol.ski.SkiClientOptions;
 import io.elastikey.protocol.ski.SkiHash;
@@ -47,9 +50,25 @@ import picocli.CommandLine.Spec;
  * came back.
  */
 @Command(name = "ski", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Loads an SKI key server over mutual TLS and reports throughput and latency "
+        description = "Loads a key server over mutual TLS, by SKI (loadgen ski) or the Keyless protocol "
+                + "(loadgen keyless, requests pipelined on each connection), and reports throughput and latency "
                 + "(open loop: from each request's intended send time).")
 public final class SkiLoadGenerator implements Callable<Integer> {
+    /** The protocol a run speaks. */
+    public enum Protocol { SKI, KEYLESS }
+
+    public SkiLoadGenerator() {
+        this(Protocol.SKI);
+    }
+
+    /** A generator speaking {@code protocol} unless {@code --protocol} says otherwise ({@code loadgen keyless}). */
+    public SkiLoadGenerator(Protocol protocol) {
+        this.protocol = protocol;
+    }
+
+    @Option(names = "--protocol", converter = OptionConverters.ProtocolConverter.class,
+            description = "ski or keyless (default: the command's: ski for loadgen ski, keyless for loadgen keyless).")
+    Protocol protocol;
 
     @Spec
     CommandSpec spec;
@@ -83,13 +102,15 @@ public final class SkiLoadGenerator implements Callable<Integer> {
             description = "Use only the first N keys of the file that can serve --method (default: all).")
     Integer keyLimit;
 
-    @Option(names = "--method", defaultValue = "ECDHE", converter = OptionConverters.MethodConverter.class,
-            description = "RSA, RSA-RAW, ECDHE or SIGN (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--method", converter = OptionConverters.MethodConverter.class,
+            description = "RSA, RSA-RAW, ECDHE, SIGN, or a signature of a hash value: RSA-PKCS1-DIGEST, "
+                    + "RSA-PSS-DIGEST, ECDSA-DIGEST (default: ECDHE for SKI, ECDSA-DIGEST for Keyless; Keyless "
+                    + "carries RSA-RAW, SIGN and the *-DIGEST methods).")
     SkiMethod method;
 
     @Option(names = "--hash", defaultValue = "SHA-256", converter = OptionConverters.HashConverter.class,
-            description = "Hash for ECDHE: SHA1, SHA-224, SHA-256, SHA-384, SHA-512, MD5-SHA1 "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "Hash for ECDHE and the *-DIGEST methods: SHA1, SHA-224, SHA-256, SHA-384, SHA-512, "
+                    + "MD5-SHA1 (default: ${DEFAULT-VALUE}).")
     SkiHash hash;
 
     @Option(names = "--scheme", defaultValue = "auto", paramLabel = "SCHEME",
@@ -108,7 +129,7 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     double zipfExponent;
 
     @Option(names = "--http", defaultValue = "2", converter = OptionConverters.HttpVersionConverter.class,
-            description = "1.1 or 2 (default: ${DEFAULT-VALUE}).")
+            description = "SKI: 1.1 or 2 (default: ${DEFAULT-VALUE}).")
     SkiHttpVersion http;
 
     @Option(names = "--connections", defaultValue = "1", description = "Connections (default: ${DEFAULT-VALUE}).")
@@ -216,6 +237,7 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     /** Runs the load and prints (and perhaps saves) the report. */
     LoadReport run() throws Exception {
         SignatureScheme signScheme = schemeOrNull();
+        SkiMethod method = method();
         long loading = System.nanoTime();
         SkiKeySet keys = SkiKeySet.load(keysFile, method, signScheme, keyLimit != null ? keyLimit : Integer.MAX_VALUE);
         out.printf("read %,d keys from %s in %.1f s%n", keys.size(), keysFile, (System.nanoTime() - loading) / 1e9);
@@ -227,10 +249,14 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         // A million keys are hundreds of MB of young objects; collect them into the old generation now, so
         // the copying is not a pause inside the measured time, where it would read as server latency.
         System.gc();
-        SslContext tls = pki != null ? SkiTls.clientContext(pki, http)
-                : SkiTls.clientContext(certificate, privateKey, caBundle, http);
+        SkiHttpVersion alpn = protocol == Protocol.KEYLESS ? null : http;
+        SslContext tls = pki != null ? SkiTls.clientContext(pki.resolve(DevPki.CLIENT_CERTIFICATE),
+                pki.resolve(DevPki.CLIENT_KEY), pki.resolve(DevPki.CA_CERTIFICATE), alpn)
+                : SkiTls.clientContext(certificate, privateKey, caBundle, alpn);
         LoadStats stats = new LoadStats();
-        try (SkiClient client = SkiClient.create(tls, targetAddress(), clientOptions());
+        try (KeyServerClient client = protocol == Protocol.KEYLESS
+                ? KeylessClient.create(tls, targetAddress(), clientOptions())
+                : SkiClient.create(tls, targetAddress(), clientOptions());
              SkiLoadRun run = new SkiLoadRun(client, workload, stats, verifyEvery)) {
             connect(client);
             out.println(describe(keys));
@@ -259,7 +285,12 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         }
     }
 
-    private void connect(SkiClient client) throws Exception {
+    /** The method asked for, or the protocol's default. */
+    SkiMethod method() {
+        return method != null ? method : protocol == Protocol.KEYLESS ? SkiMethod.ECDSA_DIGEST : SkiMethod.ECDHE;
+    }
+
+    private void connect(KeyServerClient client) throws Exception {
         try {
             client.connect().get(timeoutMillis + 5000L, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -309,10 +340,10 @@ public final class SkiLoadGenerator implements Callable<Integer> {
     }
 
     private String describe(SkiKeySet keys) {
-        String what = switch (method) {
+        String what = switch (method()) {
             case ECDHE -> "ECDHE " + hash.wireName();
             case SIGN -> "SIGN " + scheme;
-            default -> method.wireName();
+            default -> method().wireName();
         };
         String load = closedLoop ? "closed loop, " + concurrency + " in flight"
                 : String.format("open loop at %,d/s", rate);
@@ -321,23 +352,26 @@ public final class SkiLoadGenerator implements Callable<Integer> {
             case RANDOM -> "uniform";
             case ZIPF -> "zipf " + zipfExponent;
         };
-        return String.format("SKI %s over %,d key(s) %s (%s) to %s: HTTP/%s, %d connection(s), %s, %s", what,
-                keys.size(), keys.types().stream().map(KeyType::cliName).toList(), order, target, http.label(),
-                connections, load, measurement.describe());
+        String transport = protocol == Protocol.KEYLESS ? "Keyless" : "HTTP/" + http.label();
+        return String.format("%s %s over %,d key(s) %s (%s) to %s: %s, %d connection(s), %s, %s",
+                protocol == Protocol.KEYLESS ? "Keyless" : "SKI", what, keys.size(),
+                keys.types().stream().map(KeyType::cliName).toList(), order, target, transport, connections, load,
+                measurement.describe());
     }
 
     private Map<String, Object> settings(SkiKeySet keys) {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("target", target);
-        settings.put("method", method.wireName());
-        settings.put("hash", method == SkiMethod.ECDHE ? hash.wireName() : "");
-        settings.put("scheme", method == SkiMethod.SIGN ? scheme : "");
+        settings.put("method()", method().wireName());
+        settings.put("hash", method().usesHash() ? hash.wireName() : "");
+        settings.put("scheme", method() == SkiMethod.SIGN ? scheme : "");
         settings.put("keys", keys.size());
         settings.put("key_order", keyOrder.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         if (keyOrder == KeyOrder.ZIPF) {
             settings.put("zipf_exponent", zipfExponent);
         }
-        settings.put("http", http.label());
+        settings.put("protocol", protocol == Protocol.KEYLESS ? "keyless" : "ski");
+        settings.put("http", protocol == Protocol.KEYLESS ? "" : http.label());
         settings.put("connections", connections);
         settings.put("mode", closedLoop ? "closed-loop" : "open-loop");
         settings.put(closedLoop ? "concurrency" : "rate", closedLoop ? concurrency : rate);

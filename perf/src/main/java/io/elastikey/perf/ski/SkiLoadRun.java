@@ -1,4 +1,4 @@
-// SkiLoadRun -- drives an SkiClient open loop (constant rate) or closed loop (fixed concurrency) and records results.
+// SkiLoadRun -- drives a key-server client open loop (constant rate) or closed loop (fixed concurrency) and records results.
 package io.elastikey.perf.ski;
 
 import java.security.GeneralSecurityException;
@@ -15,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.random.RandomGenerator;
 
 import io.elastikey.perf.ski.SkiWorkload.Prepared;
-import io.elastikey.protocol.ski.SkiClient;
+import io.elastikey.protocol.ski.KeyServerClient;
 
 /**
  * The two ways to load a key server.
@@ -41,7 +41,7 @@ final class SkiLoadRun implements AutoCloseable {
     private static final long LEAD_NANOS = 20_000_000L;
     private static final long DRAIN_NANOS = 30_000_000_000L;
 
-    private final SkiClient client;
+    private final KeyServerClient client;
     private final SkiWorkload workload;
     private final LoadStats stats;
     private final int verifyEvery;
@@ -54,7 +54,7 @@ final class SkiLoadRun implements AutoCloseable {
     private volatile long measuredStartNanos = Long.MAX_VALUE;
     private volatile long lastAnswerNanos;
 
-    SkiLoadRun(SkiClient client, SkiWorkload workload, LoadStats stats, int verifyEvery) {
+    SkiLoadRun(KeyServerClient client, SkiWorkload workload, LoadStats stats, int verifyEvery) {
         this.client = client;
         this.workload = workload;
         this.stats = stats;

@@ -29,10 +29,10 @@ import io.elastikey.protocol.pki.Validity;
  * repository under {@code data}; each certificate chain is also written to {@code data/edge/certs}, where the edge
  * reads the certificates it presents.
  */
-record TestKeyData(KeyServerConfig config, DevPki pki, Map<KeyType, KeyPair> keys,
+public record TestKeyData(KeyServerConfig config, DevPki pki, Map<KeyType, KeyPair> keys,
                    Map<KeyType, X509Certificate> certificates) {
 
-    static TestKeyData create(Path data, List<KeyType> types) throws Exception {
+    public static TestKeyData create(Path data, List<KeyType> types) throws Exception {
         KeyServerConfig config = KeyServerConfig.from(new ConfigSource(
                 Map.of("data", data.toString(), "keys.expected", "4096"), Map.of(), null));
         DevPki pki = DevPki.loadOrCreate(data.resolve("pki"));
