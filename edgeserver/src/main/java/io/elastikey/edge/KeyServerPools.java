@@ -6,6 +6,7 @@ import io.elastikey.edge.config.EdgeConfig;
 import io.elastikey.edge.keyservers.KeyServerEndpoint;
 import io.elastikey.edge.keyservers.KeyServerPool;
 import io.elastikey.edge.keyservers.KeyServerPoolOptions;
+import io.elastikey.edge.keyservers.KeyServerProtocol;
 import io.elastikey.edge.keyservers.BreakerState;
 import io.elastikey.protocol.ski.SkiTls;
 import io.netty.channel.EventLoopGroup;
@@ -23,6 +24,7 @@ final class KeyServerPools {
                 .map(address -> new KeyServerEndpoint(address, config.keyServerName())).toList();
         KeyServerPoolOptions options = KeyServerPoolOptions.builder()
                 .httpVersion(config.keyServerHttp())
+                .protocol(config.keyServerProtocol())
                 .connectionsPerEndpoint(config.keyServerConnections())
                 .attemptTimeout(config.keyServerTimeout())
                 .deadline(config.keyServerDeadline())
@@ -33,7 +35,7 @@ final class KeyServerPools {
                 .build();
         KeyServerPool pool = KeyServerPool.create(endpoints,
                 SkiTls.clientContext(config.clientCertificate(), config.clientKey(), config.keyServerCa(),
-                        config.keyServerHttp()),
+                        config.keyServerProtocol() == KeyServerProtocol.KEYLESS ? null : config.keyServerHttp()),
                 io, options, new KeyServerPoolMetrics(metrics, endpoints));
         for (KeyServerEndpoint endpoint : endpoints) {
             metrics.gauge("elastikey.edge.keyserver.available", "1 while this key server's circuit breaker is closed",

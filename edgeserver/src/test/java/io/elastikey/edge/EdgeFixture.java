@@ -183,11 +183,16 @@ final class EdgeFixture implements AutoCloseable {
 
     /** Successful SKI operations a key server has answered, read from its Prometheus endpoint. */
     static long keyServerOperations(InetSocketAddress admin) throws Exception {
+        return keyServerOperations(admin, "ski");
+    }
+
+    /** Successful operations a key server has answered over {@code protocol} ({@code ski} or {@code keyless}). */
+    static long keyServerOperations(InetSocketAddress admin, String protocol) throws Exception {
         String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + admin.getPort() + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString()).body();
         return (long) text.lines()
-                .filter(l -> l.startsWith("elastikey_ski_requests_total{") && l.contains("result=\"ok\""))
+                .filter(l -> l.startsWith("elastikey_" + protocol + "_requests_total{") && l.contains("result=\"ok\""))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 

@@ -5,6 +5,7 @@ import io.elastikey.edge.config.EdgeConfig;
 import io.elastikey.protocol.config.ConfigOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -25,8 +26,17 @@ public final class EdgeCommand implements Callable<Integer> {
     @Mixin
     ConfigOptions options;
 
+    @Option(names = "--protocol", paramLabel = "ski|keyless",
+            description = "How the edge talks to its key servers (the keyservers.protocol setting): ski (default) or "
+                    + "keyless, Cloudflare's binary protocol; keyservers then name Keyless ports (default "
+                    + "127.0.0.1:2407).")
+    String protocol;
+
     @Override
     public Integer call() throws Exception {
+        if (protocol != null) {
+            options.set("keyservers.protocol", protocol);
+        }
         EdgeServer server = EdgeServer.start(EdgeConfig.from(options.source()));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -1,5 +1,6 @@
 package io.elastikey.edge.config;
 
+import io.elastikey.edge.keyservers.KeyServerProtocol;
 import io.elastikey.protocol.config.ConfigException;
 import io.elastikey.protocol.config.ConfigOptions;
 import io.elastikey.protocol.config.ConfigSource;
@@ -39,6 +40,7 @@ public final class EdgeConfig {
     private final Path clientCertificate;
     private final Path clientKey;
     private final SkiHttpVersion keyServerHttp;
+    private final KeyServerProtocol keyServerProtocol;
     private final int keyServerConnections;
     private final Duration keyServerTimeout;
     private final Duration keyServerDeadline;
@@ -79,7 +81,8 @@ public final class EdgeConfig {
         }
         ciphers = list(or(source.get("tls.ciphers"), String.join(",", DEFAULT_CIPHERS)));
         ticketRotation = positive("tls.tickets.rotate", or(source.get("tls.tickets.rotate"), "1h"));
-        keyServers = addresses(or(source.get("keyservers"), "127.0.0.1:8443"));
+        keyServerProtocol = protocol(or(source.get("keyservers.protocol"), "ski"));
+        keyServers = addresses(or(source.get("keyservers"), "127.0.0.1:" + keyServerProtocol.defaultPort()));
         keyServerName = source.get("keyservers.server-name");
         keyServerCa = path(source, "keyservers.ca", pki.resolve("ca.pem"));
         clientCertificate = path(source, "keyservers.certificate", pki.resolve("client.pem"));
@@ -153,6 +156,7 @@ public final class EdgeConfig {
     public Path clientCertificate() { return clientCertificate; }
     public Path clientKey() { return clientKey; }
     public SkiHttpVersion keyServerHttp() { return keyServerHttp; }
+    public KeyServerProtocol keyServerProtocol() { return keyServerProtocol; }
     public int keyServerConnections() { return keyServerConnections; }
     public Duration keyServerTimeout() { return keyServerTimeout; }
     public Duration keyServerDeadline() { return keyServerDeadline; }
@@ -209,6 +213,14 @@ public final class EdgeConfig {
             throw new ConfigException("keyservers: name at least one key server as HOST:PORT");
         }
         return List.copyOf(result);
+    }
+
+    private static KeyServerProtocol protocol(String text) {
+        return switch (text.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "ski" -> KeyServerProtocol.SKI;
+            case "keyless" -> KeyServerProtocol.KEYLESS;
+            default -> throw new ConfigException("keyservers.protocol: '" + text + "' is not ski or keyless");
+        };
     }
 
     private static SkiHttpVersion httpVersion(String text) {

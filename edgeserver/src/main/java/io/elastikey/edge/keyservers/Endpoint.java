@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.elastikey.protocol.ski.SkiClient;
+import io.elastikey.protocol.ski.KeyServerClient;
 import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiException;
 import io.elastikey.protocol.ski.SkiTransportException;
@@ -34,12 +34,12 @@ final class Endpoint implements CircuitBreaker.Transitions {
 
     final int index;
     final KeyServerEndpoint id;
-    final SkiClient client;
+    final KeyServerClient client;
     final CircuitBreaker breaker;
     private final KeyServerPoolListener listener;
     private volatile Throwable lastError;
 
-    Endpoint(int index, KeyServerEndpoint id, SkiClient client, KeyServerPoolOptions options, LongSupplier clock,
+    Endpoint(int index, KeyServerEndpoint id, KeyServerClient client, KeyServerPoolOptions options, LongSupplier clock,
             KeyServerPoolListener listener) {
         this.index = index;
         this.id = id;

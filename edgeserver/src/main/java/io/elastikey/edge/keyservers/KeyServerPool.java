@@ -8,7 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.elastikey.protocol.ski.SkiClient;
+import io.elastikey.protocol.ski.KeyServerClient;
 import io.elastikey.protocol.ski.SkiClientOptions;
 import io.elastikey.protocol.ski.SkiRequest;
 import io.elastikey.protocol.ski.SkiTransportException;
@@ -66,8 +66,8 @@ public final class KeyServerPool implements AutoCloseable {
                 .requestTimeout(options.attemptTimeout()).eventLoopGroup(group).build();
         for (int i = 0; i < endpoints.length; i++) {
             KeyServerEndpoint id = this.ids.get(i);
-            SkiClient client = SkiClient.create(sslContext, id.address(), base.mutate().serverName(id.serverName())
-                    .build());
+            KeyServerClient client = options.protocol().client(sslContext, id.address(),
+                    base.mutate().serverName(id.serverName()).build());
             endpoints[i] = new Endpoint(i, id, client, options, System::nanoTime, this.listener);
             healthChecks[i] = new HealthCheck(endpoints[i], group.next(), options.healthCheckInterval().toNanos());
         }

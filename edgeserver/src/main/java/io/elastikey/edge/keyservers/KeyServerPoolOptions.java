@@ -25,6 +25,7 @@ public final class KeyServerPoolOptions {
     private final int maxAttempts;
     private final int connectionsPerEndpoint;
     private final SkiHttpVersion httpVersion;
+    private final KeyServerProtocol protocol;
     private final Duration connectTimeout;
     private final int failureThreshold;
     private final Duration openDuration;
@@ -37,6 +38,7 @@ public final class KeyServerPoolOptions {
         this.maxAttempts = b.maxAttempts;
         this.connectionsPerEndpoint = b.connectionsPerEndpoint;
         this.httpVersion = b.httpVersion;
+        this.protocol = b.protocol;
         this.connectTimeout = b.connectTimeout;
         this.failureThreshold = b.failureThreshold;
         this.openDuration = b.openDuration;
@@ -55,7 +57,7 @@ public final class KeyServerPoolOptions {
     /** A builder holding these options, to change some of them. */
     public Builder mutate() {
         return new Builder().attemptTimeout(attemptTimeout).deadline(deadline).maxAttempts(maxAttempts)
-                .connectionsPerEndpoint(connectionsPerEndpoint).httpVersion(httpVersion).connectTimeout(connectTimeout)
+                .connectionsPerEndpoint(connectionsPerEndpoint).httpVersion(httpVersion).protocol(protocol).connectTimeout(connectTimeout)
                 .failureThreshold(failureThreshold).openDuration(openDuration).maxOpenDuration(maxOpenDuration)
                 .healthCheckInterval(healthCheckInterval);
     }
@@ -84,6 +86,11 @@ public final class KeyServerPoolOptions {
         return httpVersion;
     }
 
+    /** SKI or Keyless; with Keyless the HTTP version does not apply. */
+    public KeyServerProtocol protocol() {
+        return protocol;
+    }
+
     public Duration connectTimeout() {
         return connectTimeout;
     }
@@ -110,8 +117,8 @@ public final class KeyServerPoolOptions {
     @Override
     public String toString() {
         return "KeyServerPoolOptions[attemptTimeout=" + attemptTimeout + ", deadline=" + deadline + ", maxAttempts="
-                + maxAttempts + ", connectionsPerEndpoint=" + connectionsPerEndpoint + ", HTTP/"
-                + httpVersion.label() + ", connectTimeout=" + connectTimeout + ", failureThreshold=" + failureThreshold
+                + maxAttempts + ", connectionsPerEndpoint=" + connectionsPerEndpoint + ", "
+                + (protocol == KeyServerProtocol.KEYLESS ? "Keyless" : "HTTP/" + httpVersion.label()) + ", connectTimeout=" + connectTimeout + ", failureThreshold=" + failureThreshold
                 + ", openDuration=" + openDuration + ", maxOpenDuration=" + maxOpenDuration
                 + ", healthCheckInterval=" + healthCheckInterval + "]";
     }
@@ -123,6 +130,7 @@ public final class KeyServerPoolOptions {
         private int maxAttempts = 3;
         private int connectionsPerEndpoint = 2;
         private SkiHttpVersion httpVersion = SkiHttpVersion.HTTP_2;
+        private KeyServerProtocol protocol = KeyServerProtocol.SKI;
         private Duration connectTimeout = Duration.ofSeconds(1);
         private int failureThreshold = 5;
         private Duration openDuration = Duration.ofSeconds(2);
@@ -154,6 +162,11 @@ public final class KeyServerPoolOptions {
 
         public Builder httpVersion(SkiHttpVersion value) {
             this.httpVersion = value;
+            return this;
+        }
+
+        public Builder protocol(KeyServerProtocol value) {
+            this.protocol = value;
             return this;
         }
 
@@ -192,6 +205,7 @@ public final class KeyServerPoolOptions {
             require(connectionsPerEndpoint >= 1 && connectionsPerEndpoint <= 64,
                     "connectionsPerEndpoint must be 1..64, not " + connectionsPerEndpoint);
             Objects.requireNonNull(httpVersion, "httpVersion");
+            Objects.requireNonNull(protocol, "protocol");
             requireMillis(connectTimeout, "connectTimeout");
             require(failureThreshold >= 1 && failureThreshold <= 1000,
                     "failureThreshold must be 1..1000, not " + failureThreshold);
