@@ -6,13 +6,25 @@ import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A known command and its arity in Redis's convention: {@code arity > 0} is an exact argument
- * count including the name, {@code arity < 0} a minimum of {@code -arity}.
+ * A known command, its arity in Redis's convention ({@code arity > 0} is an exact argument count
+ * including the name, {@code arity < 0} a minimum of {@code -arity}) and its {@link Access} class,
+ * which decides who may run it ({@link RespRole}).
  */
 enum Command {
-    PING(-1), ECHO(2), GET(2), SET(-3), DEL(-2), EXISTS(-2), MGET(-2), DBSIZE(1), INFO(-1),
-    CONFIG(-2), COMMAND(-1), QUIT(-1), SELECT(2), CLIENT(-2), HELLO(-1),
-    ELASTIC_RESIZE("ELASTIC.RESIZE", 2), ELASTIC_STATS("ELASTIC.STATS", 1);
+    PING(-1, Access.READ), ECHO(2, Access.READ), GET(2, Access.READ), SET(-3, Access.WRITE),
+    DEL(-2, Access.WRITE), EXISTS(-2, Access.READ), MGET(-2, Access.READ), DBSIZE(1, Access.READ),
+    INFO(-1, Access.READ), CONFIG(-2, Access.READ), COMMAND(-1, Access.READ), QUIT(-1, Access.CONNECTION),
+    SELECT(2, Access.READ), CLIENT(-2, Access.READ), HELLO(-1, Access.CONNECTION),
+    AUTH(-2, Access.CONNECTION),
+    ELASTIC_RESIZE("ELASTIC.RESIZE", 2, Access.ADMIN), ELASTIC_STATS("ELASTIC.STATS", 1, Access.READ);
+
+    /**
+     * Who may run a command. {@code CONNECTION} commands run before AUTH (they are how a client
+     * authenticates or leaves); the others need a user whose role allows their class. CONFIG is
+     * {@code READ} because only CONFIG GET of fixed, harmless values exists here; a CONFIG SET,
+     * FLUSHALL or SHUTDOWN would be {@code ADMIN}.
+     */
+    enum Access { CONNECTION, READ, WRITE, ADMIN }
 
     private static final Command[] ALL = values();
 
@@ -20,15 +32,17 @@ enum Command {
     /** The name in capitals; shared, never written to. */
     final byte[] upper;
     final int arity;
+    final Access access;
 
-    Command(int arity) {
-        this(null, arity);
+    Command(int arity, Access access) {
+        this(null, arity, access);
     }
 
-    Command(String wireName, int arity) {
+    Command(String wireName, int arity, Access access) {
         this.wireName = wireName != null ? wireName : name();
         this.upper = this.wireName.getBytes(StandardCharsets.US_ASCII);
         this.arity = arity;
+        this.access = access;
     }
 
     /** The command named {@code name}, any case; null when unknown. */

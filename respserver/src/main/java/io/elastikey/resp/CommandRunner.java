@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Checks arity, dispatches each request to {@link StoreCommands} or {@link ServerCommands}, and
+ * Checks access ({@link AccessControl}: NOAUTH, NOPERM) and arity, dispatches each request to {@link StoreCommands} or {@link ServerCommands}, and
  * turns failures into error replies: a store error answers one command, it never closes the
  * connection or escapes to the event loop.
  *
@@ -21,10 +21,17 @@ import java.util.Map;
 final class CommandRunner {
     private final StoreCommands store;
     private final ServerCommands server;
+    private final AccessControl access;
 
-    CommandRunner(StoreCommands store, ServerCommands server) {
+    CommandRunner(StoreCommands store, ServerCommands server, AccessControl access) {
         this.store = store;
         this.server = server;
+        this.access = access;
+    }
+
+    /** Whether a burst of plain SETs of {@code conn} may go to the store as one putAll: its user may write. */
+    static boolean maySet(ConnectionState conn) {
+        return AccessControl.allows(Command.SET, conn);
     }
 
     /**
@@ -36,7 +43,7 @@ final class CommandRunner {
         int i = 0;
         while (i < batch.size()) {
             RespRequest r = batch.get(i);
-            if (StoreCommands.isPlainSet(r)) {
+            if (StoreCommands.isPlainSet(r) && maySet(conn)) {
                 int end = i + 1;
                 while (end < batch.size() && StoreCommands.isPlainSet(batch.get(end))) {
                     end++;
@@ -104,7 +111,7 @@ final class CommandRunner {
      */
     boolean answerFromMemory(RespRequest r, ByteBuf out, ConnectionState conn) {
         Command c = r.command();
-        if (c == null || !c.acceptsArgc(r.argc())) {
+        if (c == null || !c.acceptsArgc(r.argc()) || !AccessControl.allows(c, conn)) {
             return false;
         }
         int start = out.writerIndex();
@@ -152,7 +159,12 @@ final class CommandRunner {
     private void runOne(RespRequest r, ByteBuf out, ConnectionState conn) {
         Command c = r.command();
         if (c == null) {
-            ReplyEncoder.encode(unknown(r), out);
+            ReplyEncoder.encode(conn.user == null ? Replies.error(AccessControl.NOAUTH) : unknown(r), out);
+            return;
+        }
+        RedisMessage refused = access.refusal(c, conn);
+        if (refused != null) {
+            ReplyEncoder.encode(refused, out);
             return;
         }
         if (!c.acceptsArgc(r.argc())) {
@@ -178,6 +190,7 @@ final class CommandRunner {
             case DBSIZE -> store.dbsize();
             case ELASTIC_RESIZE -> store.resize(r);
             case ELASTIC_STATS -> store.stats();
+            case AUTH -> access.auth(r, conn);
             default -> server.run(c, r, conn);
         };
     }

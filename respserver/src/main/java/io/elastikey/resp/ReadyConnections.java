@@ -77,7 +77,7 @@ final class ReadyConnections {
             List<RespRequest> batch = d.take(false);
             if (batch.isEmpty()) {
                 d.finished();
-            } else if (batch.stream().allMatch(StoreCommands::isPlainSet)) {
+            } else if (CommandRunner.maySet(d.state()) && batch.stream().allMatch(StoreCommands::isPlainSet)) {
                 setters.add(d);
                 batches.add(batch);
             } else {

@@ -6,7 +6,10 @@ import io.elastikey.protocol.net.IdleConnectionCloser;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
+
+import java.net.InetSocketAddress;
 
 import io.netty.channel.EventLoop;
 
@@ -16,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * In order: connection limit, idle timeout and its closer, then bytes to a {@link RespRequest} per
+ * In order: connection limit, TLS when configured, idle timeout and its closer, then bytes to a {@link RespRequest} per
  * command with every limit checked ({@link RespRequestDecoder}), and the {@link RespDispatcher} that
  * answers it on the event loop from memory or runs it on a worker thread. Replies are encoded bytes
  * ({@link ReplyEncoder}), so no outbound handler is needed.
@@ -28,18 +31,26 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
     private final Workers workers;
     private final Map<EventLoop, ReadyConnections> groups = new ConcurrentHashMap<>();
     private final AtomicLong connectionIds = new AtomicLong();
+    private final AccessControl access;
+    private final SslContext tls;
 
-    RespInitializer(RespLimits limits, ConnectionLimiter limiter, CommandRunner runner, Workers workers) {
+    RespInitializer(RespLimits limits, ConnectionLimiter limiter, CommandRunner runner, Workers workers,
+                    AccessControl access, SslContext tls) {
         this.limits = limits;
         this.limiter = limiter;
         this.runner = runner;
         this.workers = workers;
+        this.access = access;
+        this.tls = tls;
     }
 
     @Override
     protected void initChannel(SocketChannel channel) {
         ChannelPipeline p = channel.pipeline();
         p.addLast("limit", limiter);
+        if (tls != null) {
+            p.addLast("tls", tls.newHandler(channel.alloc()));
+        }
         if (!limits.idleTimeout().isZero()) {
             p.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
             p.addLast("idle-close", IdleConnectionCloser.INSTANCE);
@@ -48,6 +59,12 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
         ReadyConnections group = groups.computeIfAbsent(channel.eventLoop(),
                 loop -> new ReadyConnections(loop, workers, runner));
         p.addLast("dispatch", new RespDispatcher(runner, workers, group, limits.maxPipelined(),
-                new ConnectionState(connectionIds.incrementAndGet())));
+                new ConnectionState(connectionIds.incrementAndGet(), access.initialUser(isLoopback(channel)))));
+    }
+
+    /** Whether the peer connects from a loopback address (the kernel's word, not the client's). */
+    private static boolean isLoopback(SocketChannel channel) {
+        InetSocketAddress peer = channel.remoteAddress();
+        return peer != null && peer.getAddress() != null && peer.getAddress().isLoopbackAddress();
     }
 }

@@ -46,6 +46,16 @@ public final class RespServer implements AutoCloseable {
      */
     public static RespServer start(KeyValueStore store, InetSocketAddress address, RespLimits limits,
                                    int eventLoops) throws InterruptedException {
+        return start(store, address, limits, eventLoops, RespOptions.defaults());
+    }
+
+    /**
+     * Binds {@code address} and serves {@code store} with {@code options}: users and AUTH, TLS, the
+     * bounds of ELASTIC.RESIZE. Without users, logs one WARN: anyone who reaches the port may read and
+     * write, and administration is left to loopback peers.
+     */
+    public static RespServer start(KeyValueStore store, InetSocketAddress address, RespLimits limits,
+                                   int eventLoops, RespOptions options) throws InterruptedException {
         limits.validate();
         AtomicLong refused = new AtomicLong();
         ConnectionLimiter limiter = new ConnectionLimiter(limits.maxConnections(), refused::incrementAndGet);
@@ -53,19 +63,26 @@ public final class RespServer implements AutoCloseable {
         EventLoopGroup group = Transports.newGroup(eventLoops, true, "resp-io");
         try {
             AtomicInteger port = new AtomicInteger(address.getPort());
-            ServerCommands server = new ServerCommands(store, port::get, limiter::open);
-            CommandRunner runner = new CommandRunner(new StoreCommands(store), server);
+            AccessControl access = new AccessControl(options.users());
+            ServerCommands server = new ServerCommands(store, port::get, limiter::open, access);
+            CommandRunner runner = new CommandRunner(new StoreCommands(store, options.resizeBounds()), server, access);
             Channel channel = new ServerBootstrap()
                     .group(group)
                     .channel(Transports.serverChannelFor(group))
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                    .childHandler(new RespInitializer(limits, limiter, runner, workers))
+                    .childHandler(new RespInitializer(limits, limiter, runner, workers, access, options.tls()))
                     .bind(address).sync().channel();
             port.set(((InetSocketAddress) channel.localAddress()).getPort());
-            LOG.info("RESP server on {} ({}, {} read and {} write threads)", channel.localAddress(),
-                    Transports.name(group), limits.readThreads(), limits.workerThreads());
+            LOG.info("RESP server on {} ({}, {} read and {} write threads, {}, {}, {})", channel.localAddress(),
+                    Transports.name(group), limits.readThreads(), limits.workerThreads(),
+                    options.tls() != null ? "TLS" : "no TLS", options.users(), options.resizeBounds());
+            if (!access.required()) {
+                LOG.warn("RESP server on {} runs without AUTH: whoever reaches the port may read and write every "
+                        + "key; ELASTIC.RESIZE is allowed from loopback only. Set --requirepass or --user.",
+                        channel.localAddress());
+            }
             return new RespServer(channel, group, workers, limiter);
         } catch (InterruptedException | RuntimeException e) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);

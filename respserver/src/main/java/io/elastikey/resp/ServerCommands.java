@@ -1,4 +1,4 @@
-// ServerCommands -- PING, ECHO, INFO, CONFIG GET, COMMAND, QUIT, SELECT, CLIENT and HELLO.
+// ServerCommands -- PING, ECHO, INFO, CONFIG GET, COMMAND, QUIT, SELECT, CLIENT and HELLO (with its AUTH).
 package io.elastikey.resp;
 
 import io.elastikey.store.KeyValueStore;
@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
  * {@code clients}, {@code memory}, {@code persistence}, {@code stats}, {@code replication},
  * {@code keyspace}), CONFIG GET for a fixed set of parameters, an empty COMMAND reply, and HELLO
  * for protocol 2 only: {@code HELLO 3} gets {@code -NOPROTO}, after which Lettuce goes on in RESP2.
+ * HELLO's {@code AUTH username password} option authenticates through {@link AccessControl}; an
+ * unauthenticated HELLO without it gets {@code -NOAUTH} where a password is required, as in Redis 7.
  */
 final class ServerCommands {
     /** The Redis version announced; the command subset is that of Redis 7.0 for these commands. */
@@ -27,12 +29,14 @@ final class ServerCommands {
     private final KeyValueStore store;
     private final IntSupplier port;
     private final IntSupplier connections;
+    private final AccessControl access;
     private final long startMillis = System.currentTimeMillis();
 
-    ServerCommands(KeyValueStore store, IntSupplier port, IntSupplier connections) {
+    ServerCommands(KeyValueStore store, IntSupplier port, IntSupplier connections, AccessControl access) {
         this.store = store;
         this.port = port;
         this.connections = connections;
+        this.access = access;
     }
 
     RedisMessage run(Command c, RespRequest r, ConnectionState conn) {
@@ -107,12 +111,30 @@ final class ServerCommands {
         if (r.argc() > 1 && !r.is(1, "2")) {
             return Replies.error("NOPROTO this server speaks RESP2 only");
         }
+        String name = null;
+        int auth = -1;
         for (int i = 2; i < r.argc(); i++) {
             if (r.is(i, "SETNAME") && i + 1 < r.argc()) {
-                conn.name = r.text(++i);
+                name = r.text(++i);
+            } else if (r.is(i, "AUTH") && i + 2 < r.argc()) {
+                auth = i;
+                i += 2;
             } else {
-                return Replies.error("ERR HELLO option " + r.text(i) + " is not supported by this server");
+                return Replies.error("ERR Syntax error in HELLO option '" + r.text(i) + "'");
             }
+        }
+        if (auth > 0) {
+            RedisMessage refused = access.authenticate(r.text(auth + 1), r.bytes(auth + 2), conn);
+            if (refused != null) {
+                return refused;
+            }
+        } else if (conn.user == null) {
+            return Replies.error("NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+                    + "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select "
+                    + "the RESP protocol version at the same time");
+        }
+        if (name != null) {
+            conn.name = name;
         }
         List<RedisMessage> reply = new ArrayList<>();
         reply.add(Replies.bulk("server"));

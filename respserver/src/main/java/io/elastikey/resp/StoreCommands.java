@@ -22,11 +22,13 @@ import java.util.Map;
  */
 final class StoreCommands {
     private final KeyValueStore store;
-    private final ElasticStore elastic; // null: the store has no memory-only lookup
+    private final ElasticStore elastic; // null: the store has no memory tier
+    private final ResizeBounds resizeBounds;
 
-    StoreCommands(KeyValueStore store) {
+    StoreCommands(KeyValueStore store, ResizeBounds resizeBounds) {
         this.store = store;
         this.elastic = store instanceof ElasticStore e ? e : null;
+        this.resizeBounds = resizeBounds;
     }
 
     /** A SET with exactly a key and a value: the kind {@link CommandRunner} batches into one putAll. */
@@ -159,15 +161,22 @@ final class StoreCommands {
         return Replies.integer(store.size());
     }
 
+    /**
+     * ELASTIC.RESIZE: the size is read strictly ({@link Sizes}) and must lie within the
+     * {@link ResizeBounds}; anything else is a one-line error and the store is left alone.
+     */
     RedisMessage resize(RespRequest r) {
-        if (!(store instanceof ElasticStore elastic)) {
+        if (elastic == null) {
             return Replies.error("ERR ELASTIC.RESIZE needs an ElasticStore");
         }
-        long bytes;
-        try {
-            bytes = Long.parseLong(r.text(1));
-        } catch (NumberFormatException e) {
-            return Replies.error("ERR value is not an integer or out of range");
+        long bytes = r.bytes(1).length > 20 ? -1 : Sizes.parse(r.text(1));
+        if (bytes < 0) {
+            return Replies.error("ERR value is not an integer or out of range (ELASTIC.RESIZE takes bytes, or a "
+                    + "size such as 512m or 2g)");
+        }
+        String problem = resizeBounds.problem(bytes, store.stats().memoryBudgetBytes());
+        if (problem != null) {
+            return Replies.error("ERR ELASTIC.RESIZE refused: " + problem);
         }
         elastic.resize(bytes);
         return Replies.OK;

@@ -26,10 +26,26 @@ final class RespFixture implements AutoCloseable {
     }
 
     RespFixture(Path dir, RespLimits limits, long memoryBudgetBytes) throws InterruptedException {
+        this(dir, limits, memoryBudgetBytes, RespOptions.defaults(), "127.0.0.1");
+    }
+
+    /** A store of 16 MiB served with {@code options} on {@code host} (0.0.0.0: every address). */
+    RespFixture(Path dir, RespOptions options, String host) throws InterruptedException {
+        this(dir, RespLimits.defaults(64 * 1024), 16 << 20, options, host);
+    }
+
+    RespFixture(Path dir, RespLimits limits, long memoryBudgetBytes, RespOptions options, String host)
+            throws InterruptedException {
         store = ElasticStore.open(ElasticStoreConfig.builder(dir).memoryBudgetBytes(memoryBudgetBytes)
                 .fsyncPolicy(FsyncPolicy.GROUP).maxValueSize(limits.maxBulkBytes()).indexCapacity(64 * 1024)
                 .segmentSizeBytes(8 << 20).build());
-        server = RespServer.start(store, new InetSocketAddress("127.0.0.1", 0), limits, 1);
+        server = RespServer.start(store, new InetSocketAddress(host, 0), limits, 1, options);
+    }
+
+    /** Bounds for the small test stores: 4 MiB to 64 MiB, the machine's memory as it is. */
+    static ResizeBounds smallBounds() {
+        return ResizeBounds.of(io.elastikey.store.governor.GovernorConfig.builder().minBudgetBytes(4 << 20)
+                .maxBudgetBytes(64 << 20).build());
     }
 
     InetSocketAddress address() {

@@ -2,6 +2,7 @@
 package io.elastikey.resp.cli;
 
 import io.elastikey.resp.RespLimits;
+import io.elastikey.resp.RespOptions;
 import io.elastikey.resp.RespServer;
 import io.elastikey.store.elastic.ElasticStore;
 import picocli.CommandLine.Command;
@@ -40,9 +41,13 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--event-loops", description = "Network threads (default: half the CPUs, at least 1).")
     Integer eventLoops;
 
+    @Mixin
+    SecurityOptions security;
+
     @Override
     public Integer call() throws Exception {
         InetSocketAddress address = hostPort(listen);
+        RespOptions options = security.options(store.memoryBytes());
         ElasticStore elastic = ElasticStore.open(store.config());
         RespLimits limits = RespLimits.defaults(elastic.maxValueSize()).withMaxConnections(maxConnections)
                 .withIdleTimeout(Duration.ofSeconds(idleSeconds)).withWorkerThreads(workers);
@@ -53,7 +58,7 @@ public final class ServeCommand implements Callable<Integer> {
         RespServer server;
         try {
             server = RespServer.start(elastic, address, limits,
-                    eventLoops != null ? eventLoops : RespLimits.halfTheCpus());
+                    eventLoops != null ? eventLoops : RespLimits.halfTheCpus(), options);
         } catch (InterruptedException | RuntimeException e) {
             elastic.close();
             throw e;
@@ -64,9 +69,10 @@ public final class ServeCommand implements Callable<Integer> {
             elastic.close();
             stopped.countDown();
         }, "resp-shutdown"));
-        System.out.printf("RESP server ready on %s:%d (%,d keys, memory budget %s, fsync %s)%n",
+        System.out.printf("RESP server ready on %s:%d (%,d keys, memory budget %s, fsync %s, %s, %s)%n",
                 server.address().getHostString(), server.address().getPort(), elastic.size(), store.memory,
-                store.fsync);
+                store.fsync, options.tls() != null ? "TLS" : "no TLS",
+                options.users().required() ? "AUTH required" : "no AUTH");
         System.out.flush();
         stopped.await();
         return 0;

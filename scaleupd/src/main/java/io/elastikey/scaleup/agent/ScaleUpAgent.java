@@ -80,9 +80,10 @@ public final class ScaleUpAgent implements AutoCloseable {
                     + Epoll.unavailabilityCause());
         }
         Ledger ledger = new Ledger(config.ledgerFile(), config.ledgerSync());
-        Map<String, Long> restored = ledger.read();
-        MemoryPool pool = new MemoryPool(config.poolMb(), config.clients().values(), restored);
-        List<String> warnings = restoreReport(config, pool.snapshot(), ledger);
+        Ledger.Contents restored = ledger.readAll();
+        MemoryPool pool = new MemoryPool(config.poolMb(), config.clients().values(), restored.grants(),
+                restored.owners());
+        List<String> warnings = restoreReport(config, pool.snapshot(), pool.owners(), ledger);
         Actuator actuator = switch (config.actuator()) {
             case LEDGER -> new LedgerActuator();
             case CGROUP -> new CgroupActuator(config.cgroupRoot(), config.procRoot(), config.cgroupBaseMb());
@@ -118,7 +119,8 @@ public final class ScaleUpAgent implements AutoCloseable {
         }
     }
 
-    private static List<String> restoreReport(AgentConfig config, PoolSnapshot restored, Ledger ledger) {
+    private static List<String> restoreReport(AgentConfig config, PoolSnapshot restored,
+                                              Map<String, ?> owners, Ledger ledger) {
         List<String> warnings = new ArrayList<>();
         if (!restored.grants().isEmpty()) {
             log.info("restored {} grant(s) from {}: {}", restored.grants().size(), ledger.file(), restored.grants());
@@ -129,6 +131,10 @@ public final class ScaleUpAgent implements AutoCloseable {
                     + restored.overCommitMb() + " MiB; every grow is denied until clients shrink or release");
         }
         restored.grants().forEach((name, mb) -> {
+            if (!owners.containsKey(name)) {
+                warnings.add("client " + name + " holds " + mb + " MiB from a version-1 ledger, which records no "
+                        + "owner: only root may rescale or release it (as root: scaleup release " + name + ")");
+            }
             ClientLimits limits = config.limitsFor(name);
             if (limits == null) {
                 warnings.add("client " + name + " holds " + mb + " MiB from the ledger but is not configured "

@@ -72,8 +72,7 @@ public final class GovernorPolicy {
         long min = config.minBudgetBytes();
         long max = config.maxBudgetBytes();
         boolean known = s.availableBytes() >= 0;
-        long spare = known ? Math.max(0, s.availableBytes() - config.reserveBytes()) : Long.MAX_VALUE;
-        long ceiling = budget + Math.min(spare, Long.MAX_VALUE - budget); // the most the machine lets us hold
+        long ceiling = machineCeiling(budget, s.availableBytes(), config.reserveBytes());
         State changed = new State(0, 0, cooldownTicks);
 
         if (budget < min) {
@@ -119,6 +118,20 @@ public final class GovernorPolicy {
             return hold(budget, "quiet (" + counting.quietTicks() + "/" + shrinkAfterTicks + " ticks)", counting);
         }
         return hold(budget, "steady", counting);
+    }
+
+    /**
+     * The largest budget the machine lets a store hold whose budget is {@code budget} now: that
+     * budget plus what {@code MemAvailable} has beyond the reserve. {@code availableBytes} -1
+     * (unknown) sets no limit. The one rule for "what the machine can spare": grows use it, and so
+     * does the RESP server's {@code ELASTIC.RESIZE}.
+     */
+    public static long machineCeiling(long budget, long availableBytes, long reserveBytes) {
+        if (availableBytes < 0) {
+            return Long.MAX_VALUE;
+        }
+        long spare = Math.max(0, availableBytes - reserveBytes);
+        return budget + Math.min(spare, Long.MAX_VALUE - budget);
     }
 
     private long shrinkTarget(long budget) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import io.elastikey.scaleup.agent.pool.Owner;
 import io.elastikey.scaleup.protocol.ProtocolLimits;
 
 import java.io.IOException;
@@ -22,8 +23,11 @@ import java.util.TreeMap;
 
 /**
  * The file that makes grants survive a restart or a crash of the agent. Layout (UTF-8 JSON, one object):
- * <pre>{"format":"elastikey-scaleupd-ledger","version":1,"grants":{"keyserver":1024,"edge":256}}</pre>
- * {@code grants} maps client names to MiB; a client without an entry holds nothing.
+ * <pre>{"format":"elastikey-scaleupd-ledger","version":2,"grants":{"edge":256,"keyserver":1024},
+ *  "owners":{"edge":{"uid":998,"pid":4242},"keyserver":{"uid":999,"pid":4243}}}</pre>
+ * {@code grants} maps client names to MiB; a client without an entry holds nothing. {@code owners} maps a client
+ * with a grant to the user and process that made it ({@link Owner}; only that user, or root, may change it).
+ * Version 1 files (no {@code owners}) are read, their grants without owners; the agent writes version 2.
  *
  * <p>{@link #write} replaces the file atomically: the new content goes to {@code <file>.tmp} in the same directory
  * and is renamed over the file, so a crash of the agent at any point leaves either the old or the new ledger, never
@@ -69,13 +73,22 @@ public final class Ledger {
         return file;
     }
 
+    /** What a ledger holds: grants in MiB and their owners, by client name. */
+    public record Contents(Map<String, Long> grants, Map<String, Owner> owners) {
+    }
+
     /** The grants on disk; empty if the file does not exist yet. */
     public Map<String, Long> read() throws LedgerException {
+        return readAll().grants();
+    }
+
+    /** The grants and owners on disk; empty if the file does not exist yet. */
+    public Contents readAll() throws LedgerException {
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
-            return new TreeMap<>();
+            return new Contents(new TreeMap<>(), new TreeMap<>());
         } catch (IOException e) {
             throw new LedgerException("cannot read the ledger " + file + ": " + e, e);
         }
@@ -87,8 +100,13 @@ public final class Ledger {
         }
     }
 
-    /** Replaces the file with {@code grants}, durably, before returning. */
+    /** Replaces the file with {@code grants} and no owners. */
     public void write(Map<String, Long> grants) throws LedgerException {
+        write(grants, Map.of());
+    }
+
+    /** Replaces the file with {@code grants} and their {@code owners}, durably, before returning. */
+    public void write(Map<String, Long> grants, Map<String, Owner> owners) throws LedgerException {
         try {
             Files.createDirectories(file.getParent());
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -98,10 +116,18 @@ public final class Ledger {
                     g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
                     g.writeStartObject();
                     g.writeStringField("format", FORMAT);
-                    g.writeNumberField("version", 1);
+                    g.writeNumberField("version", 2);
                     g.writeObjectFieldStart("grants");
                     for (Map.Entry<String, Long> e : new TreeMap<>(grants).entrySet()) {
                         g.writeNumberField(e.getKey(), e.getValue());
+                    }
+                    g.writeEndObject();
+                    g.writeObjectFieldStart("owners");
+                    for (Map.Entry<String, Owner> e : new TreeMap<>(owners).entrySet()) {
+                        g.writeObjectFieldStart(e.getKey());
+                        g.writeNumberField("uid", e.getValue().uid());
+                        g.writeNumberField("pid", e.getValue().pid());
+                        g.writeEndObject();
                     }
                     g.writeEndObject();
                     g.writeEndObject();
@@ -122,8 +148,9 @@ public final class Ledger {
         }
     }
 
-    private static Map<String, Long> parse(byte[] bytes) throws IOException {
+    private static Contents parse(byte[] bytes) throws IOException {
         Map<String, Long> grants = null;
+        Map<String, Owner> owners = new TreeMap<>();
         boolean formatSeen = false;
         try (JsonParser p = JSON.createParser(bytes)) {
             expect(p.nextToken() == JsonToken.START_OBJECT, "not a JSON object");
@@ -134,9 +161,10 @@ public final class Ledger {
                         expect(t == JsonToken.VALUE_STRING && FORMAT.equals(p.getText()), "format is not " + FORMAT);
                         formatSeen = true;
                     }
-                    case "version" -> expect(t == JsonToken.VALUE_NUMBER_INT && p.getIntValue() == 1,
-                            "unsupported version");
+                    case "version" -> expect(t == JsonToken.VALUE_NUMBER_INT
+                            && (p.getIntValue() == 1 || p.getIntValue() == 2), "unsupported version");
                     case "grants" -> grants = parseGrants(p, t);
+                    case "owners" -> owners = parseOwners(p, t);
                     default -> p.skipChildren();
                 }
             }
@@ -144,7 +172,32 @@ public final class Ledger {
         }
         expect(formatSeen, "no format field");
         expect(grants != null, "no grants field");
-        return grants;
+        for (String name : owners.keySet()) {
+            expect(grants.containsKey(name), "owner of " + name + ", who holds no grant");
+        }
+        return new Contents(grants, owners);
+    }
+
+    private static Map<String, Owner> parseOwners(JsonParser p, JsonToken t) throws IOException {
+        expect(t == JsonToken.START_OBJECT, "owners is not an object");
+        Map<String, Owner> owners = new TreeMap<>();
+        for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
+            expect(p.nextToken() == JsonToken.START_OBJECT, "owner of " + name + " is not an object");
+            long uid = -1;
+            long pid = -1;
+            for (String field = p.nextFieldName(); field != null; field = p.nextFieldName()) {
+                expect(p.nextToken() == JsonToken.VALUE_NUMBER_INT
+                        && p.getNumberType() == JsonParser.NumberType.INT, field + " of " + name + " is not an int");
+                switch (field) {
+                    case "uid" -> uid = p.getIntValue();
+                    case "pid" -> pid = p.getIntValue();
+                    default -> { }
+                }
+            }
+            expect(uid >= 0 && pid >= 0, "owner of " + name + " needs a uid and a pid >= 0");
+            owners.put(name, new Owner((int) uid, (int) pid));
+        }
+        return owners;
     }
 
     private static Map<String, Long> parseGrants(JsonParser p, JsonToken t) throws IOException {

@@ -41,6 +41,7 @@ final class ActuateHandler extends SimpleChannelInboundHandler<Decided> {
         Decision d = in.decision();
         ScaleUpRequest request = in.request().request();
         int pid = PeerIdentifier.pidOf(ctx.channel());
+        int uid = PeerIdentifier.peerOf(ctx.channel()).uid();
         String note = "";
         boolean stands = d.status() == Status.GRANTED || d.status() == Status.PARTIAL;
         if (request.op() != ScaleUpRequest.Op.STATUS && stands) {
@@ -54,13 +55,13 @@ final class ActuateHandler extends SimpleChannelInboundHandler<Decided> {
         ScaleUpResponse answer = new ScaleUpResponse(d.status(), d.client(), d.grantedMb(), d.poolFreeMb(),
                 in.request().elapsedUs(), message);
         if (request.op() == ScaleUpRequest.Op.RESCALE) {
-            log.info("rescale client={} pid={} asked_mb={} status={} granted_mb={} was_mb={} pool_free_mb={} "
-                            + "elapsed_us={} reason=\"{}\" message=\"{}\"", d.client(), pid, request.memoryMb(),
+            log.info("rescale client={} uid={} pid={} asked_mb={} status={} granted_mb={} was_mb={} pool_free_mb={} "
+                            + "elapsed_us={} reason=\"{}\" message=\"{}\"", d.client(), uid, pid, request.memoryMb(),
                     d.status().wireName(), d.grantedMb(), d.previousMb(), d.poolFreeMb(), answer.elapsedUs(),
                     printable(request.reason()), message);
         } else if (request.op() == ScaleUpRequest.Op.RELEASE) {
-            log.info("{} client={} pid={} status={} granted_mb={} was_mb={} pool_free_mb={} elapsed_us={} "
-                            + "message=\"{}\"", request.op().wireName(), d.client(), pid, d.status().wireName(),
+            log.info("{} client={} uid={} pid={} status={} granted_mb={} was_mb={} pool_free_mb={} elapsed_us={} "
+                            + "message=\"{}\"", request.op().wireName(), d.client(), uid, pid, d.status().wireName(),
                     d.grantedMb(), d.previousMb(), d.poolFreeMb(), answer.elapsedUs(), message);
         } else {
             log.debug("status client={} pid={} granted_mb={} pool_free_mb={}", d.client(), pid, d.grantedMb(),

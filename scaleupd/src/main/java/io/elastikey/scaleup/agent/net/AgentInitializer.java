@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * A request's path through the agent:
  * <pre>
  *   limit      ConnectionLimiter   over --max-connections: closed at once
- *   peer       PeerIdentifier      SO_PEERCRED -> the caller's PID (then removes itself)
+ *   peer       PeerIdentifier      SO_PEERCRED -> the caller's uid and PID (then removes itself)
  *   idle       IdleStateHandler + IdleConnectionCloser: no complete request for the idle timeout: closed
  *   frame      LineBasedFrameDecoder(4096, fail fast): bytes -> lines; longer: error answer, close
  *   encode     AnswerEncoder       ScaleUpResponse -> JSON line (outbound)

@@ -8,6 +8,7 @@ import io.elastikey.scaleup.agent.ledger.Ledger;
 import io.elastikey.scaleup.agent.ledger.LedgerException;
 import io.elastikey.scaleup.agent.pool.Decision;
 import io.elastikey.scaleup.agent.pool.MemoryPool;
+import io.elastikey.scaleup.agent.pool.Owner;
 import io.elastikey.scaleup.protocol.ScaleUpRequest;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,6 +20,11 @@ import org.slf4j.LoggerFactory;
  * Decides each request against the {@link MemoryPool} and, when the grant moved, writes the ledger; only then does
  * the request go on to the actuator. A failed ledger write undoes the decision and answers {@code error}, so no
  * answer reports a grant the disk does not hold.
+ *
+ * <p>A grant belongs to the user who made it ({@link Owner}, from the connection's {@code SO_PEERCRED}): a rescale or
+ * release of a grant held by another uid is answered {@code error} and changes nothing, unless the caller is root.
+ * Status queries are open to every caller that can reach the socket. A caller whose credentials could not be read
+ * may change nothing.
  *
  * <p>One instance serves every connection, and the agent adds it on a single-thread executor: all decisions of all
  * clients run one after another, off the event loop, which is what keeps concurrent clients from over-committing
@@ -48,16 +54,31 @@ final class DecideHandler extends SimpleChannelInboundHandler<AgentRequest> {
             ctx.fireChannelRead(new Decided(in, refused));
             return;
         }
+        Owner caller = PeerIdentifier.peerOf(ctx.channel());
+        Owner owner = pool.owner(request.client());
+        if (request.op() != ScaleUpRequest.Op.STATUS) {
+            String refusal = refusal(request, caller, owner);
+            if (refusal != null) {
+                log.warn("{} client={} uid={} pid={} refused: {}", request.op().wireName(), request.client(),
+                        caller.uid(), caller.pid(), refusal);
+                Decision held = pool.status(request.client());
+                ctx.writeAndFlush(ErrorAnswers.error(request.client(), held.grantedMb(), held.poolFreeMb(),
+                        in.elapsedUs(), refusal));
+                return;
+            }
+        }
         Decision d = switch (request.op()) {
             case RESCALE -> pool.rescale(limits, request.memoryMb());
             case RELEASE -> pool.release(request.client());
             case STATUS -> pool.status(request.client());
         };
         if (d.changed()) {
+            pool.setOwner(request.client(), owner != null ? owner : caller); // root acting keeps the owner
             try {
-                ledger.write(pool.grants());
+                ledger.write(pool.grants(), pool.owners());
             } catch (LedgerException e) {
                 pool.undo(d);
+                pool.setOwner(request.client(), owner);
                 log.error("{} client={} refused: {}", request.op().wireName(), request.client(), e.getMessage());
                 ctx.writeAndFlush(ErrorAnswers.error(request.client(), d.previousMb(), pool.snapshot().freeMb(),
                         in.elapsedUs(), "the ledger could not be written, grant unchanged: " + e.getMessage()));
@@ -65,5 +86,20 @@ final class DecideHandler extends SimpleChannelInboundHandler<AgentRequest> {
             }
         }
         ctx.fireChannelRead(new Decided(in, d));
+    }
+
+    /** Why {@code caller} may not change the grant {@code owner} holds for the request's client; null if it may. */
+    private String refusal(ScaleUpRequest request, Owner caller, Owner owner) {
+        String what = request.op().wireName() + " of client " + request.client();
+        if (caller.uid() < 0) {
+            return what + " refused: the agent could not read the caller's credentials (SO_PEERCRED)";
+        }
+        if (owner == null) {
+            return pool.unowned(request.client()) && caller.uid() != Owner.ROOT
+                    ? what + " refused: its grant has no recorded owner (restored from a version-1 ledger); only "
+                    + "root may change it" : null;
+        }
+        return owner.admits(caller.uid()) ? null
+                : what + " refused: its grant belongs to " + owner + ", not to uid " + caller.uid();
     }
 }

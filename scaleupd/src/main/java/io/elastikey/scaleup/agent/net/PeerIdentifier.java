@@ -1,44 +1,55 @@
-// PeerIdentifier -- learns the connecting process's PID once, from the socket's peer credentials.
+// PeerIdentifier -- learns the connecting process's uid and PID once, from the socket's peer credentials.
 package io.elastikey.scaleup.agent.net;
 
+import io.elastikey.scaleup.agent.pool.Owner;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.unix.PeerCredentials;
 import io.netty.util.AttributeKey;
 
 import java.io.IOException;
 
 /**
- * Reads {@code SO_PEERCRED} when a connection opens and keeps the PID in {@link #PID}, for the cgroup actuator (the
- * kernel vouches for it; the request cannot lie about it). Removes itself afterwards.
+ * Reads {@code SO_PEERCRED} when a connection opens and keeps it in {@link #PEER}: the uid decides whose grants the
+ * connection may change ({@link Owner#admits}), the PID is what the cgroup actuator moves. The kernel vouches for
+ * both (they are the credentials of the process that called {@code connect}); the request cannot lie about them.
+ * Removes itself afterwards.
  */
 @Sharable
 final class PeerIdentifier extends ChannelInboundHandlerAdapter {
     static final PeerIdentifier INSTANCE = new PeerIdentifier();
-    /** The peer's PID, or -1 when the transport could not tell. */
-    static final AttributeKey<Integer> PID = AttributeKey.valueOf("scaleupd.peer.pid");
+    /** The peer's credentials; uid and pid -1 when the transport could not tell. */
+    static final AttributeKey<Owner> PEER = AttributeKey.valueOf("scaleupd.peer");
+    static final Owner UNKNOWN = new Owner(-1, -1);
 
     private PeerIdentifier() {
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        int pid = -1;
+        Owner peer = UNKNOWN;
         if (ctx.channel() instanceof EpollDomainSocketChannel ch) {
             try {
-                pid = ch.peerCredentials().pid();
+                PeerCredentials c = ch.peerCredentials();
+                peer = new Owner(c.uid(), c.pid());
             } catch (IOException e) {
-                pid = -1;
+                peer = UNKNOWN;
             }
         }
-        ctx.channel().attr(PID).set(pid);
+        ctx.channel().attr(PEER).set(peer);
         ctx.pipeline().remove(this);
         super.channelActive(ctx);
     }
 
-    static int pidOf(io.netty.channel.Channel ch) {
-        Integer pid = ch.attr(PID).get();
-        return pid == null ? -1 : pid;
+    static Owner peerOf(Channel ch) {
+        Owner peer = ch.attr(PEER).get();
+        return peer == null ? UNKNOWN : peer;
+    }
+
+    static int pidOf(Channel ch) {
+        return peerOf(ch).pid();
     }
 }

@@ -14,6 +14,10 @@ import java.util.TreeMap;
  * max and the free memory) when it covers some, and denied when it covers none or the client is at its max. A shrink
  * or a release is always granted.
  *
+ * <p>Each grant above zero has an {@link Owner}, the user who made it; the caller checks it ({@link Owner#admits})
+ * before asking for a change, and records the owner of a new grant with {@link #setOwner}. A grant that falls to
+ * zero loses its owner, so the name is free again.
+ *
  * <p>All methods are {@code synchronized}: the agent decides on one thread anyway, so the lock is uncontended and only
  * makes snapshots from other threads consistent. The caller owns persistence: it writes {@link #grants()} to the
  * ledger after a change and calls {@link #undo} if that fails, so no answer ever reports a grant the ledger lacks.
@@ -22,6 +26,7 @@ public final class MemoryPool {
     private final long poolMb;
     private final Map<String, Long> minimums = new TreeMap<>();
     private final Map<String, Long> grants = new TreeMap<>();
+    private final Map<String, Owner> owners = new TreeMap<>();
 
     /**
      * @param known the configured clients, whose minimums are reserved
@@ -29,13 +34,46 @@ public final class MemoryPool {
      *                 pool (see {@link PoolSnapshot#overCommitMb()})
      */
     public MemoryPool(long poolMb, Iterable<ClientLimits> known, Map<String, Long> restored) {
+        this(poolMb, known, restored, Map.of());
+    }
+
+    /** @param restoredOwners the owners of the restored grants; a grant without one may be changed by root only */
+    public MemoryPool(long poolMb, Iterable<ClientLimits> known, Map<String, Long> restored,
+                      Map<String, Owner> restoredOwners) {
         this.poolMb = poolMb;
         known.forEach(c -> minimums.put(c.name(), c.minMb()));
         restored.forEach((name, mb) -> {
             if (mb > 0) {
                 grants.put(name, mb);
+                if (restoredOwners.containsKey(name)) {
+                    owners.put(name, restoredOwners.get(name));
+                }
             }
         });
+    }
+
+    /** The owner of the client's grant; null when it holds nothing, or when a version-1 ledger named none. */
+    public synchronized Owner owner(String name) {
+        return owners.get(name);
+    }
+
+    /** Whether the client holds a grant whose owner is unknown (restored from a version-1 ledger). */
+    public synchronized boolean unowned(String name) {
+        return grant(name) > 0 && !owners.containsKey(name);
+    }
+
+    /** Records {@code owner} (null: none) for the client's grant; ignored while it holds nothing. */
+    public synchronized void setOwner(String name, Owner owner) {
+        if (owner == null || grant(name) == 0) {
+            owners.remove(name);
+        } else {
+            owners.put(name, owner);
+        }
+    }
+
+    /** Every grant's owner, by name, as the ledger stores them. */
+    public synchronized Map<String, Owner> owners() {
+        return new TreeMap<>(owners);
     }
 
     /** Asks for a total of {@code askedMb} for {@code limits.name()}. */
@@ -104,6 +142,7 @@ public final class MemoryPool {
     private void set(String name, long mb) {
         if (mb == 0) {
             grants.remove(name);
+            owners.remove(name);
         } else {
             grants.put(name, mb);
         }

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import io.elastikey.scaleup.agent.pool.Owner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,6 +43,18 @@ class LedgerTest {
         assertThat(ledger.read()).containsEntry("a", 5L);
     }
 
+    @Test
+    void ownersAreWrittenWithTheirGrantsAndAVersionOneLedgerHasNone() throws Exception {
+        Ledger ledger = new Ledger(dir.resolve("ledger.json"), Ledger.Sync.PROCESS);
+        ledger.write(Map.of("keyserver", 64L), Map.of("keyserver", new Owner(1001, 4242)));
+        assertThat(ledger.readAll()).isEqualTo(new Ledger.Contents(Map.of("keyserver", 64L),
+                Map.of("keyserver", new Owner(1001, 4242))));
+        assertThat(Files.readString(ledger.file())).contains("\"version\":2",
+                "\"owners\":{\"keyserver\":{\"uid\":1001,\"pid\":4242}}");
+        Files.writeString(ledger.file(), "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":1,\"grants\":{\"a\":5}}");
+        assertThat(ledger.readAll()).isEqualTo(new Ledger.Contents(Map.of("a", 5L), Map.of()));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
             "",
@@ -50,7 +63,12 @@ class LedgerTest {
             "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":1}",
             "{\"version\":1,\"grants\":{}}",
             "{\"format\":\"other\",\"version\":1,\"grants\":{}}",
-            "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":2,\"grants\":{}}",
+            "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":3,\"grants\":{}}",
+            "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":2,\"grants\":{},\"owners\":{\"a\":{\"uid\":1,\"pid\":2}}}",
+            "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":2,\"grants\":{\"a\":5},\"owners\":{\"a\":{\"uid\":\"1\",\"pid\":2}}}",
+            "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":2,\"grants\":{\"a\":5},\"owners\":{\"a\":{\"uid\":1}}}",
+            "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":2,\"grants\":{\"a\":5},\"owners\":{\"a\":{\"uid\":-1,\"pid\":2}}}",
+            "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":2,\"grants\":{\"a\":5},\"owners\":[]}",
             "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":1,\"grants\":{\"a\":\"5\"}}",
             "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":1,\"grants\":{\"a\":-5}}",
             "{\"format\":\"elastikey-scaleupd-ledger\",\"version\":1,\"grants\":{\"bad name\":5}}",
