@@ -250,6 +250,28 @@ class KeylessEndpointTest {
     }
 
     @Test
+    void answersComeInCompletionOrderNotRequestOrder() throws Exception {
+        TestKey rsa = KEYS.get(KeyType.RSA_4096);
+        byte[] message = randomBytes(20);
+        try (Connection connection = connect("TLSv1.3")) {
+            java.io.ByteArrayOutputStream both = new java.io.ByteArrayOutputStream();
+            both.write(GokeylessWire.request(1, 0x37, ski(rsa), null, hashValue("SHA-512", message)));
+            both.write(GokeylessWire.request(2, PING, null, null, new byte[] {9}));
+            GokeylessWire.write(connection.out, both.toByteArray());
+
+            // Both frames arrive in one read: the ping is answered on the event loop while the RSA-4096 signature
+            // is still with a crypto worker, whose answer can only be written after that read is through.
+            Answer first = GokeylessWire.read(connection.in);
+            Answer second = GokeylessWire.read(connection.in);
+            assertThat(first.id()).isEqualTo(2);
+            assertThat(first.opcode()).isEqualTo(PONG);
+            assertThat(second.id()).isEqualTo(1);
+            assertThat(verifies(new Op(0x37, "SHA-512", "PSS"), rsa.pair().getPublic(), message, second.payload()))
+                    .isTrue();
+        }
+    }
+
+    @Test
     void theReferenceClientsTls12SuitesAreAccepted() throws Exception {
         TestKey ec = KEYS.get(KeyType.EC_P256);
         byte[] message = randomBytes(50);
