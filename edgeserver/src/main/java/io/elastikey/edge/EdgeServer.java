@@ -10,6 +10,7 @@ import io.elastikey.edge.http.EdgeInitializer;
 import io.elastikey.edge.keyservers.KeyServerPool;
 import io.elastikey.edge.tls.CertificateRegistry;
 import io.elastikey.edge.tls.EdgeTls;
+import io.elastikey.edge.tls.TicketKeySource;
 import io.elastikey.edge.tls.KeyOperations;
 import io.elastikey.edge.tls.RemoteKeyMethod;
 import io.elastikey.protocol.admin.AdminServer;
@@ -82,12 +83,14 @@ public final class EdgeServer implements AutoCloseable {
         });
         KeyOperations keyOperations = override;
         BooleanSupplier keyServersUp = () -> true;
+        TicketKeySource ticketKeys = null;
         if (keyOperations == null) {
             KeyServerPool pool = started(KeyServerPools.open(config, io, metrics));
             keyOperations = pool::execute;
             keyServersUp = pool::anyAvailable;
+            ticketKeys = config.fleetTicketKeys() ? pool::ticketKeys : null;
         }
-        tls = started(new EdgeTls(config, new RemoteKeyMethod(keyOperations, metrics)));
+        tls = started(new EdgeTls(config, new RemoteKeyMethod(keyOperations, metrics), ticketKeys));
         FileWatcher watcher = started(new FileWatcher(config.reloadInterval()));
         watcher.watch("certificates in " + config.certificates(),
                 () -> CertificateRegistry.files(config.certificates()), tls::reload);

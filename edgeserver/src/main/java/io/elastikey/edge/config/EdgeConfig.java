@@ -34,6 +34,7 @@ public final class EdgeConfig {
     private final List<String> protocols;
     private final List<String> ciphers;
     private final Duration ticketRotation;
+    private final boolean fleetTicketKeys;
     private final List<InetSocketAddress> keyServers;
     private final String keyServerName;
     private final Path keyServerCa;
@@ -81,7 +82,13 @@ public final class EdgeConfig {
         }
         ciphers = list(or(source.get("tls.ciphers"), String.join(",", DEFAULT_CIPHERS)));
         ticketRotation = positive("tls.tickets.rotate", or(source.get("tls.tickets.rotate"), "1h"));
+        String ticketKeys = or(source.get("tls.tickets.keys"), "keyservers").strip().toLowerCase(java.util.Locale.ROOT);
+        if (!ticketKeys.equals("keyservers") && !ticketKeys.equals("local")) {
+            throw new ConfigException("tls.tickets.keys: '" + ticketKeys + "' is not keyservers or local");
+        }
         keyServerProtocol = protocol(or(source.get("keyservers.protocol"), "ski"));
+        fleetTicketKeys = or(source.get("tls.tickets.keys"), "keyservers").strip().equalsIgnoreCase("keyservers")
+                && keyServerProtocol == KeyServerProtocol.SKI;
         keyServers = addresses(or(source.get("keyservers"), "127.0.0.1:" + keyServerProtocol.defaultPort()));
         keyServerName = source.get("keyservers.server-name");
         keyServerCa = path(source, "keyservers.ca", pki.resolve("ca.pem"));
@@ -150,6 +157,8 @@ public final class EdgeConfig {
     public List<String> protocols() { return protocols; }
     public List<String> ciphers() { return ciphers; }
     public Duration ticketRotation() { return ticketRotation; }
+    /** Whether ticket keys come from the key servers (shared by the fleet) rather than from this edge alone. */
+    public boolean fleetTicketKeys() { return fleetTicketKeys; }
     public List<InetSocketAddress> keyServers() { return keyServers; }
     public String keyServerName() { return keyServerName; }
     public Path keyServerCa() { return keyServerCa; }

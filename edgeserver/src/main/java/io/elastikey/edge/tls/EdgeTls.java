@@ -2,6 +2,7 @@ package io.elastikey.edge.tls;
 
 import io.elastikey.edge.config.EdgeConfig;
 import io.elastikey.protocol.config.ConfigException;
+import io.elastikey.protocol.tickets.TicketKeySet;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.OpenSsl;
@@ -37,7 +38,16 @@ public final class EdgeTls implements AutoCloseable {
     private volatile SslContext context;
     private volatile CertificateRegistry registry;
 
+    /** An edge TLS context with ticket keys of its own (tickets resume only on this edge). */
     public EdgeTls(EdgeConfig config, RemoteKeyMethod keyMethod) throws IOException {
+        this(config, keyMethod, null);
+    }
+
+    /**
+     * An edge TLS context whose ticket keys are the deployment's, from {@code ticketKeys} (see
+     * {@link TicketKeyRefresh}); {@code null}: keys of its own, rotated every {@code tls.tickets.rotate}.
+     */
+    public EdgeTls(EdgeConfig config, RemoteKeyMethod keyMethod, TicketKeySource ticketKeys) throws IOException {
         if (!OpenSsl.isAvailable()) {
             throw new ConfigException("the edge needs netty-tcnative (BoringSSL) for remote private-key operations, "
                     + "and it does not load here: " + OpenSsl.unavailabilityCause());
@@ -51,7 +61,12 @@ public final class EdgeTls implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        rotation.scheduleAtFixedRate(this::rotateTickets, period, period, TimeUnit.MILLISECONDS);
+        if (ticketKeys == null) {
+            rotation.scheduleAtFixedRate(this::rotateTickets, period, period, TimeUnit.MILLISECONDS);
+        } else {
+            new TicketKeyRefresh(ticketKeys, this::installTicketKeys, this::rotateTickets, rotation,
+                    config.ticketRotation(), System::currentTimeMillis).start();
+        }
     }
 
     /** The context for a new connection. */
@@ -78,6 +93,17 @@ public final class EdgeTls implements AutoCloseable {
         context = built;
         log.info("serving {} certificate chain(s) from {}{}", next.size(), config.certificates(),
                 next.rejected() == 0 ? "" : " (" + next.rejected() + " file(s) skipped, see above)");
+    }
+
+    /** Makes the deployment's keys this edge's ticket keys. */
+    synchronized void installTicketKeys(TicketKeySet set) {
+        tickets.install(set);
+        tickets.applyTo(context);
+    }
+
+    /** The rotation period of the deployment's primary ticket key in use; {@code Long.MIN_VALUE} for keys of its own. */
+    public long ticketKeyEpoch() {
+        return tickets.fleetEpoch();
     }
 
     /** Starts a new ticket key; tickets under the previous one still resume until the next rotation. */

@@ -1,5 +1,7 @@
 package io.elastikey.edge.tls;
 
+import io.elastikey.protocol.tickets.TicketKey;
+import io.elastikey.protocol.tickets.TicketKeySet;
 import io.netty.handler.ssl.OpenSslSessionContext;
 import io.netty.handler.ssl.OpenSslSessionTicketKey;
 import io.netty.handler.ssl.SslContext;
@@ -7,35 +9,45 @@ import io.netty.handler.ssl.SslContext;
 import java.security.SecureRandom;
 
 /**
- * The session-ticket keys: the current one encrypts new tickets, the previous one still decrypts tickets
- * issued before the last rotation. A resumed handshake needs no private-key operation, so tickets are what
- * keep most handshakes away from the key server.
+ * The session-ticket keys: the first encrypts new tickets, the others still decrypt. A resumed handshake needs no
+ * private-key operation, so tickets are what keep most handshakes away from the key server.
  *
- * <p>Keys are random, live in memory only and rotate every {@code tls.tickets.rotate}; a ticket therefore
- * resumes for at most two rotation periods, and a restart invalidates every ticket (clients then do one
- * full handshake). They are applied to every context {@link EdgeTls} builds, so a certificate reload keeps
- * tickets working.
+ * <p>Two sources. The deployment's keys, fetched from the key servers ({@link #install}): every edge holds the
+ * same ones, so a ticket from one edge resumes on any other. Or keys of this edge alone, random, rotated every
+ * {@code tls.tickets.rotate} ({@link #rotate}): a ticket resumes only here, for at most two rotation periods. Both
+ * live in memory only: no ticket key is ever written to disk. They are applied to every context {@link EdgeTls}
+ * builds, so a certificate reload keeps tickets working.
  */
 final class TicketKeys {
     private final SecureRandom random = new SecureRandom();
-    private volatile OpenSslSessionTicketKey current = newKey();
-    private volatile OpenSslSessionTicketKey previous;
+    private volatile OpenSslSessionTicketKey[] keys = {newKey()};
+    private volatile long fleetEpoch = Long.MIN_VALUE;
 
+    /** A new random key of this edge's own; the one before still decrypts until the next rotation. */
     synchronized void rotate() {
-        previous = current;
-        current = newKey();
+        keys = new OpenSslSessionTicketKey[] {newKey(), keys[0]};
+        fleetEpoch = Long.MIN_VALUE;
+    }
+
+    /** The deployment's keys, primary first. */
+    synchronized void install(TicketKeySet set) {
+        OpenSslSessionTicketKey[] fleet = new OpenSslSessionTicketKey[set.keys().size()];
+        for (int i = 0; i < fleet.length; i++) {
+            TicketKey key = set.keys().get(i);
+            fleet[i] = new OpenSslSessionTicketKey(key.name(), key.hmacKey(), key.aesKey());
+        }
+        keys = fleet;
+        fleetEpoch = set.primary().epoch();
+    }
+
+    /** The rotation period of the deployment's primary key in use, or {@code Long.MIN_VALUE} for keys of our own. */
+    long fleetEpoch() {
+        return fleetEpoch;
     }
 
     /** Installs the keys in {@code context}, which must be a BoringSSL context. */
     void applyTo(SslContext context) {
-        OpenSslSessionContext sessions = (OpenSslSessionContext) context.sessionContext();
-        OpenSslSessionTicketKey now = current;
-        OpenSslSessionTicketKey before = previous;
-        if (before == null) {
-            sessions.setTicketKeys(now);
-        } else {
-            sessions.setTicketKeys(now, before);
-        }
+        ((OpenSslSessionContext) context.sessionContext()).setTicketKeys(keys);
     }
 
     private OpenSslSessionTicketKey newKey() {

@@ -28,6 +28,9 @@ import java.util.List;
  * @param keys     the primary first, then the keys that only decrypt
  */
 public record TicketKeySet(Duration rotation, List<TicketKey> keys) {
+    /** Where a key server serves the set, on its SKI endpoint (GET, mutual TLS, {@code allow tickets}). */
+    public static final String PATH = "/ticket-keys";
+
     private static final JsonFactory JSON = new JsonFactory();
     private static final int MAX_KEYS = 8;
 
