@@ -138,6 +138,14 @@ public final class EdgeServer implements AutoCloseable {
         return admin.address();
     }
 
+    /**
+     * The rotation period of the deployment's ticket key this edge issues tickets under, or {@code Long.MIN_VALUE}
+     * while it uses keys of its own (docs/edge.md, "Resumption").
+     */
+    public long ticketKeyEpoch() {
+        return tls.ticketKeyEpoch();
+    }
+
     public EdgeMetrics metrics() {
         return metrics;
     }

@@ -107,16 +107,27 @@ final class EdgeFixture implements AutoCloseable {
     }
 
     static KeyServerConfig keyServerConfig(Path data, int port) throws IOException {
-        return KeyServerConfig.from(new ConfigSource(Map.of("data", data.toString(),
+        return keyServerConfig(data, port, Map.of());
+    }
+
+    /** The test key server's settings, {@code extra} overriding them. */
+    static KeyServerConfig keyServerConfig(Path data, int port, Map<String, String> extra) throws IOException {
+        Map<String, String> settings = new HashMap<>(Map.of("data", data.toString(),
                 "listen", "127.0.0.1:" + port, "admin.listen", "127.0.0.1:0", "keyless.listen", "127.0.0.1:0",
                 "keys.expected", "1024",
-                "store.memory", "8m", "io.threads", "1", "crypto.workers", "2", "warmup.exercise", "0s"), Map.of(),
-                null));
+                "store.memory", "8m", "io.threads", "1", "crypto.workers", "2", "warmup.exercise", "0s"));
+        settings.putAll(extra);
+        return KeyServerConfig.from(new ConfigSource(settings, Map.of(), null));
     }
 
     /** Key server {@code index} in this JVM, on {@code port} (0: any). */
     KeyServer startKeyServer(int index, int port) throws Exception {
-        KeyServer server = KeyServer.start(keyServerConfig(keyServerData(index), port));
+        return startKeyServer(index, port, Map.of());
+    }
+
+    /** Key server {@code index} in this JVM, on {@code port} (0: any), {@code settings} overriding the defaults. */
+    KeyServer startKeyServer(int index, int port, Map<String, String> settings) throws Exception {
+        KeyServer server = KeyServer.start(keyServerConfig(keyServerData(index), port, settings));
         started.add(server);
         return server;
     }

@@ -21,19 +21,21 @@ import java.util.Set;
  * <p>Instances are immutable and thread-safe; the server keeps one per connection.
  */
 public final class Grants {
-    private static final Grants NONE = new Grants(List.of(), false, Set.of(), Set.of(), Set.of(), Set.of());
+    private static final Grants NONE = new Grants(List.of(), false, false, Set.of(), Set.of(), Set.of(), Set.of());
 
     private final List<String> ruleNames;
     private final boolean allKeys;
+    private final boolean ticketKeys;
     private final Set<String> keyIds;
     private final Set<String> tags;
     private final Set<String> domains;
     private final Set<String> wildcardParents;
 
-    private Grants(List<String> ruleNames, boolean allKeys, Set<String> keyIds, Set<String> tags,
+    private Grants(List<String> ruleNames, boolean allKeys, boolean ticketKeys, Set<String> keyIds, Set<String> tags,
             Set<String> domains, Set<String> wildcardParents) {
         this.ruleNames = List.copyOf(ruleNames);
         this.allKeys = allKeys;
+        this.ticketKeys = ticketKeys;
         this.keyIds = Set.copyOf(keyIds);
         this.tags = Set.copyOf(tags);
         this.domains = Set.copyOf(domains);
@@ -58,6 +60,15 @@ public final class Grants {
             }
         }
         return coversEveryName(key.names());
+    }
+
+    /**
+     * Whether the client may fetch the deployment's session-ticket keys ({@code allow tickets}): what edges need and
+     * nothing else should have, since those keys decrypt every ticket of every edge. {@code allow all} does not
+     * include it.
+     */
+    public boolean permitsTicketKeys() {
+        return ticketKeys;
     }
 
     /** Whether the client matched no rule, so every request will be denied. */
@@ -94,6 +105,7 @@ public final class Grants {
     static final class Builder {
         private final List<String> ruleNames = new ArrayList<>();
         private boolean allKeys;
+        private boolean ticketKeys;
         private final Set<String> keyIds = new HashSet<>();
         private final Set<String> tags = new HashSet<>();
         private final Set<String> domains = new HashSet<>();
@@ -106,6 +118,11 @@ public final class Grants {
 
         Builder allKeys() {
             allKeys = true;
+            return this;
+        }
+
+        Builder ticketKeys() {
+            ticketKeys = true;
             return this;
         }
 
@@ -132,6 +149,7 @@ public final class Grants {
         Builder add(Grants other) {
             ruleNames.addAll(other.ruleNames);
             allKeys |= other.allKeys;
+            ticketKeys |= other.ticketKeys;
             keyIds.addAll(other.keyIds);
             tags.addAll(other.tags);
             domains.addAll(other.domains);
@@ -140,7 +158,7 @@ public final class Grants {
         }
 
         Grants build() {
-            return new Grants(ruleNames, allKeys, keyIds, tags, domains, wildcardParents);
+            return new Grants(ruleNames, allKeys, ticketKeys, keyIds, tags, domains, wildcardParents);
         }
     }
 }

@@ -160,6 +160,14 @@ final class PolicyParser {
                         fail("'allow all' takes no value, found '" + rest + "'");
                     }
                 }
+                case "tickets" -> {
+                    if (rest.isEmpty()) {
+                        grants.ticketKeys();
+                        hasGrant = true;
+                    } else {
+                        fail("'allow tickets' takes no value, found '" + rest + "'");
+                    }
+                }
                 case "key" -> grant("allow key", rest, value -> {
                     String keyId = value.toLowerCase(Locale.ROOT);
                     return KEY_ID.matcher(keyId).matches() ? keyId : null;
@@ -168,7 +176,7 @@ final class PolicyParser {
                 case "domain" -> grant("allow domain", rest, Names::dnsPattern,
                         "a DNS name, or *. and a domain of at least two labels", grants::domain);
                 case "" -> fail("'allow' needs what it grants, e.g. 'allow tag production' or 'allow all'");
-                default -> fail("unknown grant 'allow " + keyword + "' (expected key, tag, domain or all)");
+                default -> fail("unknown grant 'allow " + keyword + "' (expected key, tag, domain, all or tickets)");
             }
         }
 

@@ -34,6 +34,7 @@ public final class KeyServerConfig {
     private final InetSocketAddress listen;
     private final InetSocketAddress keylessListen;
     private final int keylessMaxInFlight;
+    private final Duration ticketRotation;
     private final InetSocketAddress adminListen;
     private final Path tlsCertificate;
     private final Path tlsKey;
@@ -77,6 +78,10 @@ public final class KeyServerConfig {
         String keyless = or(source.get("keyless.listen"), "127.0.0.1:2407").strip();
         keylessListen = keyless.equalsIgnoreCase("off") ? null : Values.address("keyless.listen", keyless);
         keylessMaxInFlight = Values.positiveInt("keyless.max-in-flight", or(source.get("keyless.max-in-flight"), "1024"));
+        ticketRotation = Values.duration("tickets.rotate", or(source.get("tickets.rotate"), "1h"));
+        if (ticketRotation.toSeconds() < 1) {
+            throw new ConfigException("tickets.rotate: " + ticketRotation + " is under a second");
+        }
         Path pki = dataDir.resolve("pki");
         tlsCertificate = path(source, "tls.certificate", pki.resolve("server.pem"));
         tlsKey = path(source, "tls.key", pki.resolve("server.key"));
@@ -244,6 +249,8 @@ public final class KeyServerConfig {
     public InetSocketAddress keylessListen() { return keylessListen; }
     /** Requests a Keyless connection may have in flight before the server stops reading from it. */
     public int keylessMaxInFlight() { return keylessMaxInFlight; }
+    /** How long each session-ticket key the key server hands to edges is primary. */
+    public Duration ticketRotation() { return ticketRotation; }
     public Path tlsCertificate() { return tlsCertificate; }
     public Path tlsKey() { return tlsKey; }
     public Path tlsClientCa() { return tlsClientCa; }
