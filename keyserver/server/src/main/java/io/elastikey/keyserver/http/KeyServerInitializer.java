@@ -56,6 +56,6 @@ public final class KeyServerInitializer extends ChannelInitializer<SocketChannel
         pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
         pipeline.addLast("client", new ClientAuthenticationHandler(callers, metrics));
         pipeline.addLast("alpn", new ProtocolNegotiator(limits,
-                () -> new SkiHttpHandler(service, requestLog, deadline)));
+                () -> new SkiHttpHandler(service, requestLog, deadline, config.revealDenied())));
     }
 }

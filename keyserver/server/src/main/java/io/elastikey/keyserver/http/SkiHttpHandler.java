@@ -35,12 +35,18 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private final SkiService service;
     private final RequestLog requestLog;
     private final long deadlineNanos;
+    private final boolean revealDenied;
     private final ResponseSequencer sequencer = new ResponseSequencer();
 
-    SkiHttpHandler(SkiService service, RequestLog requestLog, long deadlineNanos) {
+    /**
+     * @param revealDenied whether a key the caller is not granted is answered {@code request denied}; otherwise
+     *                     {@code spki not found}, exactly as an unknown key is
+     */
+    SkiHttpHandler(SkiService service, RequestLog requestLog, long deadlineNanos, boolean revealDenied) {
         this.service = service;
         this.requestLog = requestLog;
         this.deadlineNanos = deadlineNanos;
+        this.revealDenied = revealDenied;
     }
 
     @Override
@@ -93,11 +99,13 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         answerError(ctx, slot, version, null, error, caller, ski, start);
     }
 
+    /** Answers {@code error}; the request log gets the true reason even where the client is told another. */
     private void answerError(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, HttpVersion version,
                              HttpResponseStatus status, SkiError error, Caller caller, SkiRequest ski, long start) {
+        SkiError told = error == SkiError.REQUEST_DENIED && !revealDenied ? SkiError.SPKI_NOT_FOUND : error;
         FullHttpResponse response = status == null
-                ? SkiAnswers.error(ctx.alloc(), version, error)
-                : SkiAnswers.error(ctx.alloc(), version, status, error);
+                ? SkiAnswers.error(ctx.alloc(), version, told)
+                : SkiAnswers.error(ctx.alloc(), version, status, told);
         if (status == HttpResponseStatus.METHOD_NOT_ALLOWED) {
             response.headers().set(HttpHeaderNames.ALLOW, "POST");
         }
