@@ -1,5 +1,6 @@
 package io.elastikey.keyserver.admin;
 
+import io.elastikey.protocol.net.ProtocolErrorKind;
 import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiMethod;
 import io.micrometer.core.instrument.Counter;
@@ -31,6 +32,7 @@ public final class KeyServerMetrics {
     private final Counter undecoded;
     private final LongAdder refusedConnections = new LongAdder();
     private final LongAdder failedHandshakes = new LongAdder();
+    private final Counter[] protocolErrors = new Counter[ProtocolErrorKind.values().length];
 
     public KeyServerMetrics() {
         for (SkiMethod method : METHODS) {
@@ -54,6 +56,13 @@ public final class KeyServerMetrics {
                 .description("TLS handshakes that failed: no, expired, revoked or untrusted client certificates, "
                         + "timeouts, protocol errors")
                 .register(registry);
+        for (ProtocolErrorKind kind : ProtocolErrorKind.values()) {
+            protocolErrors[kind.ordinal()] = Counter.builder("elastikey.protocol.errors")
+                    .description("Client protocol errors after the handshake: TLS garbage, broken HTTP/2 frames, "
+                            + "unparsable HTTP/1.1, resets, requests not arrived within timeouts.request-read")
+                    .tag("kind", kind.label())
+                    .register(registry);
+        }
     }
 
     private Counter requestCounter(String method, String result) {
@@ -80,6 +89,11 @@ public final class KeyServerMetrics {
 
     public void handshakeFailed() {
         failedHandshakes.increment();
+    }
+
+    /** One protocol error of a client, by kind. */
+    public void protocolError(ProtocolErrorKind kind) {
+        protocolErrors[kind.ordinal()].increment();
     }
 
     /** Registers a gauge read from {@code source} at scrape time. */
