@@ -7,6 +7,7 @@ import io.elastikey.edge.content.ContentHandler;
 import io.elastikey.edge.content.OriginClient;
 import io.elastikey.edge.content.OriginOptions;
 import io.elastikey.edge.http.EdgeInitializer;
+import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.elastikey.edge.keyservers.KeyServerPool;
 import io.elastikey.edge.tls.CertificateRegistry;
 import io.elastikey.edge.tls.EdgeTls;
@@ -103,7 +104,8 @@ public final class EdgeServer implements AutoCloseable {
                 .responseTimeout(config.originTimeout())
                 .maxResponseBytes(config.originMaxBody())
                 .build()));
-        ContentHandler content = cache == null ? new ContentHandler(origin) : new ContentHandler(cache, origin);
+        ProtocolErrorHandler errors = new ProtocolErrorHandler(metrics::protocolError);
+        ContentHandler content = new ContentHandler(cache, origin, errors);
         EdgeGauges.bind(metrics, tls, cache);
 
         channel = new ServerBootstrap()
@@ -111,7 +113,7 @@ public final class EdgeServer implements AutoCloseable {
                 .channel(Transports.serverChannelFor(io))
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new EdgeInitializer(config, tls, metrics, () -> content))
+                .childHandler(new EdgeInitializer(config, tls, metrics, errors, () -> content))
                 .bind(config.listen()).sync().channel();
         started(() -> channel.close().syncUninterruptibly());
         BooleanSupplier keyServers = keyServersUp;

@@ -1,6 +1,7 @@
 package io.elastikey.edge.admin;
 
 import io.elastikey.edge.tls.KeyOperationListener;
+import io.elastikey.protocol.net.ProtocolErrorKind;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -42,6 +43,7 @@ public final class EdgeMetrics implements KeyOperationListener {
     private final Counter[][] keyOperations = new Counter[Kind.values().length][2];
     private final Timer[] keyOperationTime = new Timer[Kind.values().length];
     private final Counter refusedConnections;
+    private final Counter[] protocolErrors = new Counter[ProtocolErrorKind.values().length];
 
     public EdgeMetrics() {
         String[] types = {"full", "resumed"};
@@ -70,6 +72,12 @@ public final class EdgeMetrics implements KeyOperationListener {
         }
         refusedConnections = Counter.builder("elastikey.edge.connections.refused")
                 .description("Connections closed at once because limits.connections was reached").register(registry);
+        for (ProtocolErrorKind kind : ProtocolErrorKind.values()) {
+            protocolErrors[kind.ordinal()] = Counter.builder("elastikey.edge.protocol.errors")
+                    .description("Client protocol errors after the handshake: TLS garbage, broken HTTP/2 frames, "
+                            + "unparsable HTTP/1.1, resets, requests not arrived within timeouts.request-read")
+                    .tag("kind", kind.label()).register(registry);
+        }
     }
 
     private Counter keyOperationCounter(String kind, String result) {
@@ -96,6 +104,11 @@ public final class EdgeMetrics implements KeyOperationListener {
 
     public void connectionRefused() {
         refusedConnections.increment();
+    }
+
+    /** One protocol error of a client, by kind. */
+    public void protocolError(ProtocolErrorKind kind) {
+        protocolErrors[kind.ordinal()].increment();
     }
 
     @Override

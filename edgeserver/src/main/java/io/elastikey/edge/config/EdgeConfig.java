@@ -62,6 +62,7 @@ public final class EdgeConfig {
     private final int maxBodyBytes;
     private final Duration handshakeTimeout;
     private final Duration idleTimeout;
+    private final Duration requestRead;
     private final int ioThreads;
 
     private EdgeConfig(ConfigSource source) {
@@ -117,6 +118,7 @@ public final class EdgeConfig {
         maxBodyBytes = intSize("limits.body", or(source.get("limits.body"), "1m"));
         handshakeTimeout = positive("timeouts.handshake", or(source.get("timeouts.handshake"), "10s"));
         idleTimeout = positive("timeouts.idle", or(source.get("timeouts.idle"), "60s"));
+        requestRead = positive("timeouts.request-read", or(source.get("timeouts.request-read"), "30s"));
         ioThreads = Values.positiveInt("io.threads",
                 or(source.get("io.threads"), Integer.toString(Runtime.getRuntime().availableProcessors())));
     }
@@ -186,6 +188,8 @@ public final class EdgeConfig {
     public int maxBodyBytes() { return maxBodyBytes; }
     public Duration handshakeTimeout() { return handshakeTimeout; }
     public Duration idleTimeout() { return idleTimeout; }
+    /** How long a request, head and body, may take to arrive from its first byte; then 408 and close. */
+    public Duration requestRead() { return requestRead; }
     public int ioThreads() { return ioThreads; }
 
     /** The origin's host and port, for the proxy's connections. */

@@ -1,7 +1,11 @@
 // ContentHandler -- the edge's last handler: answers a request from the content cache or through the origin.
 package io.elastikey.edge.content;
 
+import io.elastikey.protocol.http.RequestChecks;
+import io.elastikey.protocol.http.RequestReadTimeoutException;
 import io.elastikey.protocol.http.ResponseSequencer;
+import io.elastikey.protocol.net.ProtocolErrorHandler;
+import io.elastikey.protocol.net.ProtocolErrorKind;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.netty.buffer.Unpooled;
@@ -18,14 +22,11 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.AsciiString;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Takes whole requests ({@code HttpServerCodec} + {@code HttpObjectAggregator} under HTTP/1.1, or
@@ -49,24 +50,35 @@ import org.slf4j.LoggerFactory;
  */
 @Sharable
 public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
-    private static final Logger LOG = LoggerFactory.getLogger(ContentHandler.class);
     static final AsciiString X_CACHE = AsciiString.cached("x-cache");
     static final String HIT = "HIT";
     static final String MISS = "MISS";
     static final String BYPASS = "BYPASS";
+    /** The longest request line (HTTP/1.1) or {@code :path} (HTTP/2); longer gets 414. */
+    public static final int MAX_REQUEST_LINE = 8192;
 
     private final ContentCache cache;
     private final OriginClient origin;
+    private final ProtocolErrorHandler errors;
+
+    /**
+     * @param cache  the content cache; {@code null} for none: every request goes to the origin
+     *               ({@code X-Cache: BYPASS})
+     * @param errors where requests the edge cannot read are counted and logged
+     */
+    public ContentHandler(ContentCache cache, OriginClient origin, ProtocolErrorHandler errors) {
+        this.cache = cache;
+        this.origin = Objects.requireNonNull(origin, "origin");
+        this.errors = Objects.requireNonNull(errors, "errors");
+    }
 
     public ContentHandler(ContentCache cache, OriginClient origin) {
-        this.cache = Objects.requireNonNull(cache, "cache");
-        this.origin = Objects.requireNonNull(origin, "origin");
+        this(Objects.requireNonNull(cache, "cache"), origin, new ProtocolErrorHandler(kind -> { }));
     }
 
     /** Without a cache: every request goes to the origin ({@code X-Cache: BYPASS}). */
     public ContentHandler(OriginClient origin) {
-        this.cache = null;
-        this.origin = Objects.requireNonNull(origin, "origin");
+        this(null, origin, new ProtocolErrorHandler(kind -> { }));
     }
 
     @Override
@@ -75,9 +87,21 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
         if (queue.closing()) {
             return;
         }
-        HttpVersion version = request.protocolVersion();
+        HttpVersion version = RequestChecks.answerVersion(request);
         if (request.decoderResult().isFailure()) {
-            queue.complete(ctx, queue.reserve(true), undecodable(version, request.decoderResult().cause()));
+            Throwable cause = request.decoderResult().cause();
+            HttpResponseStatus status = RequestChecks.undecodable(cause);
+            if (!(cause instanceof RequestReadTimeoutException)) { // the timer has counted that one
+                errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
+            }
+            queue.complete(ctx, queue.reserve(true), text(HttpVersion.HTTP_1_1, status, REFUSALS.get(status.code())));
+            return;
+        }
+        HttpResponseStatus lineProblem = RequestChecks.requestLineProblem(request, MAX_REQUEST_LINE);
+        if (lineProblem != null) {
+            errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, "request line refused with " + lineProblem);
+            queue.complete(ctx, queue.reserve(true), text(HttpVersion.HTTP_1_1, lineProblem,
+                    REFUSALS.get(lineProblem.code())));
             return;
         }
         ResponseSequencer.Slot slot = queue.reserve(!HttpUtil.isKeepAlive(request));
@@ -107,11 +131,7 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
         super.channelInactive(ctx);
     }
 
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.debug("closing {} after: {}", ctx.channel(), cause.toString());
-        ctx.close();
-    }
+    // Exceptions go on to the ProtocolErrorHandler at the end of the pipeline.
 
     /** What the answer to a request sent to the origin needs; built on the loop, finished on the loop. */
     private final class Exchange {
@@ -188,15 +208,14 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
         return response;
     }
 
-    private static FullHttpResponse undecodable(HttpVersion version, Throwable cause) {
-        if (cause instanceof TooLongHttpLineException) {
-            return text(version, HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long");
-        }
-        if (cause instanceof TooLongHttpHeaderException) {
-            return text(version, HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "request headers too large");
-        }
-        return text(version, HttpResponseStatus.BAD_REQUEST, "malformed request");
-    }
+    /** The text of each refusal {@link RequestChecks} may choose, by status. */
+    private static final Map<Integer, String> REFUSALS = Map.of(
+            400, "malformed request",
+            408, "the request did not arrive in time",
+            413, "request body too large",
+            414, "request line too long",
+            431, "request headers too large",
+            505, "only HTTP/1.0, HTTP/1.1 and HTTP/2 are served");
 
     /** A one-line {@code text/plain} answer that no cache keeps. */
     private static FullHttpResponse text(HttpVersion version, HttpResponseStatus status, String message) {

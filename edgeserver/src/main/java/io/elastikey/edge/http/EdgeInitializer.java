@@ -5,6 +5,7 @@ import io.elastikey.edge.config.EdgeConfig;
 import io.elastikey.edge.tls.EdgeTls;
 import io.elastikey.protocol.net.ConnectionLimiter;
 import io.elastikey.protocol.net.IdleConnectionCloser;
+import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -23,7 +24,8 @@ import java.util.function.Supplier;
  *   tls         SslHandler (BoringSSL)   handshake; the private-key step goes to the key server
  *   handshake   HandshakeRecorder        full or resumed, and how long it took (then leaves)
  *   idle        IdleStateHandler + IdleConnectionCloser
- *   alpn        EdgeProtocolNegotiator   h2 or http/1.1, then the content handler
+ *   alpn        EdgeProtocolNegotiator   h2 or http/1.1 (with request-read timers), then the content handler
+ *   protocol-errors ProtocolErrorHandler every exception ends here: one counted line, no stack trace
  * </pre>
  */
 public final class EdgeInitializer extends ChannelInitializer<SocketChannel> {
@@ -32,12 +34,15 @@ public final class EdgeInitializer extends ChannelInitializer<SocketChannel> {
     private final EdgeMetrics metrics;
     private final ConnectionLimiter limiter;
     private final Supplier<ChannelHandler> content;
+    private final ProtocolErrorHandler errors;
 
-    public EdgeInitializer(EdgeConfig config, EdgeTls tls, EdgeMetrics metrics, Supplier<ChannelHandler> content) {
+    public EdgeInitializer(EdgeConfig config, EdgeTls tls, EdgeMetrics metrics, ProtocolErrorHandler errors,
+                           Supplier<ChannelHandler> content) {
         this.config = config;
         this.tls = tls;
         this.metrics = metrics;
         this.content = content;
+        this.errors = errors;
         this.limiter = new ConnectionLimiter(config.maxConnections(), metrics::connectionRefused);
         metrics.gauge("elastikey.edge.connections.open", "Open client connections", limiter, ConnectionLimiter::open);
     }
@@ -52,6 +57,8 @@ public final class EdgeInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("handshake", new HandshakeRecorder(metrics, tls.keyMethod()));
         pipeline.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
-        pipeline.addLast("alpn", new EdgeProtocolNegotiator(config.maxHeaderBytes(), config.maxBodyBytes(), content));
+        pipeline.addLast("alpn", new EdgeProtocolNegotiator(config.maxHeaderBytes(), config.maxBodyBytes(),
+                config.requestRead(), errors, content));
+        pipeline.addLast(ProtocolErrorHandler.NAME, errors);
     }
 }

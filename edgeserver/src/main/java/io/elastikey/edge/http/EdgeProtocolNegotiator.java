@@ -1,9 +1,13 @@
 package io.elastikey.edge.http;
 
+import io.elastikey.edge.content.ContentHandler;
+import io.elastikey.protocol.http.RequestReadTimer;
+import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
@@ -18,7 +22,9 @@ import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
 
 /**
  * Completes the pipeline once ALPN has chosen HTTP/2 or HTTP/1.1. Both end in the same content handler
@@ -31,13 +37,31 @@ final class EdgeProtocolNegotiator extends ApplicationProtocolNegotiationHandler
 
     private final int maxHeaderBytes;
     private final int maxBodyBytes;
+    private final Duration requestRead;
+    private final ProtocolErrorHandler errors;
     private final Supplier<ChannelHandler> content;
 
-    EdgeProtocolNegotiator(int maxHeaderBytes, int maxBodyBytes, Supplier<ChannelHandler> content) {
+    EdgeProtocolNegotiator(int maxHeaderBytes, int maxBodyBytes, Duration requestRead, ProtocolErrorHandler errors,
+                           Supplier<ChannelHandler> content) {
         super(ApplicationProtocolNames.HTTP_1_1);
         this.maxHeaderBytes = maxHeaderBytes;
         this.maxBodyBytes = maxBodyBytes;
+        this.requestRead = requestRead;
+        this.errors = errors;
         this.content = content;
+    }
+
+    /**
+     * A failed handshake goes to {@link #handshakeFailure}; anything else on to the {@link ProtocolErrorHandler},
+     * not to the base class, which logs a WARN with a stack trace for it.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+        if (cause instanceof DecoderException && cause.getCause() instanceof SSLException) {
+            super.exceptionCaught(ctx, cause);
+        } else {
+            ctx.fireExceptionCaught(cause);
+        }
     }
 
     /** Counted by {@link HandshakeRecorder} and logged by the key method; a stack trace per client is noise. */
@@ -54,21 +78,28 @@ final class EdgeProtocolNegotiator extends ApplicationProtocolNegotiationHandler
             Http2Settings settings = Http2Settings.defaultSettings()
                     .maxConcurrentStreams(MAX_STREAMS)
                     .maxHeaderListSize(maxHeaderBytes);
-            pipeline.addLast("h2", Http2FrameCodecBuilder.forServer().initialSettings(settings).build());
-            pipeline.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
-                @Override
-                protected void initChannel(Http2StreamChannel stream) {
-                    stream.pipeline().addLast(
-                            new Http2StreamFrameToHttpObjectCodec(true),
-                            new HttpObjectAggregator(maxBodyBytes),
-                            content.get());
-                }
-            }));
+            String last = ProtocolErrorHandler.NAME;
+            pipeline.addBefore(last, "h2-frames", RequestReadTimer.http2Connection(requestRead, errors));
+            pipeline.addBefore(last, "h2", Http2FrameCodecBuilder.forServer().initialSettings(settings).build());
+            pipeline.addBefore(last, "h2-streams", new Http2MultiplexHandler(
+                    new ChannelInitializer<Http2StreamChannel>() {
+                        @Override
+                        protected void initChannel(Http2StreamChannel stream) {
+                            stream.pipeline().addLast(
+                                    new Http2StreamFrameToHttpObjectCodec(true),
+                                    RequestReadTimer.http2Stream(requestRead, errors),
+                                    new HttpObjectAggregator(maxBodyBytes),
+                                    content.get(),
+                                    errors);
+                        }
+                    }));
         } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
-            pipeline.addLast("http", new HttpServerCodec(8192, maxHeaderBytes, 8192));
-            pipeline.addLast("keep-alive", new HttpServerKeepAliveHandler());
-            pipeline.addLast("aggregate", new HttpObjectAggregator(maxBodyBytes));
-            pipeline.addLast("content", content.get());
+            String last = ProtocolErrorHandler.NAME;
+            pipeline.addBefore(last, "http", new HttpServerCodec(ContentHandler.MAX_REQUEST_LINE, maxHeaderBytes, 8192));
+            RequestReadTimer.installHttp1(pipeline, "http", requestRead, errors);
+            pipeline.addBefore(last, "keep-alive", new HttpServerKeepAliveHandler());
+            pipeline.addBefore(last, "aggregate", new HttpObjectAggregator(maxBodyBytes));
+            pipeline.addBefore(last, "content", content.get());
         } else {
             throw new IllegalStateException("ALPN chose an unknown protocol: " + protocol);
         }

@@ -44,8 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Who gets past the handshake, on a real key server, with each TLS engine it can run: a certificate issued by the
  * configured CA, valid and not revoked, gets answers; no certificate, one from another CA, an expired one and one
- * listed in the CRL file are refused before any request is read, and each refusal is counted in
- * {@code elastikey_tls_handshake_failures_total}. Clients present their certificate unconditionally (see
+ * listed in the CRL file are refused before any request is read, each refusal is counted in
+ * {@code elastikey_tls_handshake_failures_total}, and under BoringSSL the client is told why by the alert
+ * ({@code unknown_ca}, {@code certificate_expired}, {@code certificate_revoked}, ...), never {@code internal_error}. Clients present their certificate unconditionally (see
  * {@link KeyServerFixture#tls}), so every refusal is the server's.
  */
 class ClientCertificateTest {
@@ -114,7 +115,7 @@ class ClientCertificateTest {
 
         @Test
         void noCertificateIsRefused() throws Exception {
-            assertRefusedAndCounted(fixture.tls(null));
+            assertRefusedAndCounted(fixture.tls(null), null);
         }
 
         @Test
@@ -122,7 +123,7 @@ class ClientCertificateTest {
             CertificateAuthority stranger = CertificateAuthority.create("Stranger CA", KeyType.EC_P256,
                     Validity.days(1));
 
-            assertRefusedAndCounted(fixture.tls(issue(stranger, Validity.days(1))));
+            assertRefusedAndCounted(fixture.tls(issue(stranger, Validity.days(1))), "unknown_ca");
         }
 
         @Test
@@ -132,7 +133,8 @@ class ClientCertificateTest {
                     ca.certificate().getSubjectX500Principal().getName().replaceFirst("^CN=", ""), KeyType.EC_P256,
                     Validity.days(1));
 
-            assertRefusedAndCounted(fixture.tls(issue(impostor, Validity.days(1))));
+            // The path to the named CA is found and its signature fails: a bad certificate rather than an unknown CA.
+            assertRefusedAndCounted(fixture.tls(issue(impostor, Validity.days(1))), "bad_certificate");
         }
 
         @Test
@@ -141,7 +143,7 @@ class ClientCertificateTest {
             IssuedCertificate expired = issue(ca, new Validity(now.minus(Duration.ofDays(10)),
                     now.minus(Duration.ofDays(1))));
 
-            assertRefusedAndCounted(fixture.tls(expired));
+            assertRefusedAndCounted(fixture.tls(expired), "certificate_expired");
         }
 
         @Test
@@ -150,12 +152,12 @@ class ClientCertificateTest {
             IssuedCertificate future = issue(ca, new Validity(now.plus(Duration.ofDays(1)),
                     now.plus(Duration.ofDays(10))));
 
-            assertRefusedAndCounted(fixture.tls(future));
+            assertRefusedAndCounted(fixture.tls(future), "certificate_expired");
         }
 
         @Test
         void revokedCertificateIsRefusedWhileAnUnrevokedOneIsServed() throws Exception {
-            assertRefusedAndCounted(fixture.tls(revoked));
+            assertRefusedAndCounted(fixture.tls(revoked), "certificate_revoked");
 
             assertThat(request(valid)).isEqualTo(200);
         }
@@ -196,10 +198,20 @@ class ClientCertificateTest {
             }
         }
 
-        private void assertRefusedAndCounted(SSLContext tls) throws Exception {
+        /**
+         * Refused, counted, and (BoringSSL) told with {@code alert}, the TLS alert that names the reason; never
+         * {@code internal_error}, which would send an operator looking for a bug in the server.
+         */
+        private void assertRefusedAndCounted(SSLContext tls, String alert) throws Exception {
             double before = handshakeFailures();
 
-            assertRefused(tls);
+            Throwable refusal = assertRefused(tls);
+
+            String received = receivedAlert(refusal);
+            assertThat(received).as("alert received").isNotEqualTo("internal_error");
+            if (alert != null && provider.equals("openssl")) {
+                assertThat(received).as("alert received").isEqualTo(alert);
+            }
 
             KeyServerFixture.await("the refusal is counted", () -> handshakeFailures() > before);
             assertThat(handshakeFailures() - before).as("handshake failures counted").isEqualTo(1.0);
@@ -209,7 +221,8 @@ class ClientCertificateTest {
          * The connection yields no answer: the handshake throws, or (TLS 1.3, where the client finishes first) the
          * first write or read does, or the server just closes.
          */
-        private void assertRefused(SSLContext tls) {
+        private Throwable assertRefused(SSLContext tls) {
+            Throwable[] thrown = new Throwable[1];
             assertThatThrownBy(() -> {
                 try (SSLSocket socket = fixture.connect(tls)) {
                     RawHttp.write(socket, RawHttp.post(goodJson()));
@@ -220,7 +233,20 @@ class ClientCertificateTest {
                     throw new AssertionError("the server answered: " + (char) first
                             + RawHttp.readAnswer(socket).head());
                 }
-            }).isInstanceOf(IOException.class);
+            }).isInstanceOf(IOException.class).satisfies(e -> thrown[0] = e);
+            return thrown[0];
+        }
+
+        /** The alert named by "Received fatal alert: X" in {@code refusal} or its causes; {@code null} when none. */
+        private static String receivedAlert(Throwable refusal) {
+            for (Throwable t = refusal; t != null; t = t.getCause()) {
+                String message = t.getMessage();
+                int at = message == null ? -1 : message.indexOf("Received fatal alert: ");
+                if (at >= 0) {
+                    return message.substring(at + "Received fatal alert: ".length()).strip();
+                }
+            }
+            return null;
         }
 
         private double handshakeFailures() throws Exception {

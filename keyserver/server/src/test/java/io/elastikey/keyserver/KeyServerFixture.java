@@ -80,10 +80,24 @@ final class KeyServerFixture implements AutoCloseable {
 
     /** Adds one key of each type in {@code types}, certified by the dev CA; returns them in order. */
     List<TestKey> addKeys(List<KeyType> types, Set<String> tags) throws Exception {
+        List<KeyPair> pairs = new ArrayList<>();
+        for (KeyType type : types) {
+            pairs.add(TestKeys.of(type)); // shared by every test: the same pair for a type, each time
+        }
+        return addKeys(types, pairs, tags);
+    }
+
+    /** Adds a key of a new pair of {@code type}, one no other test holds. */
+    TestKey addNewKey(KeyType type, Set<String> tags) throws Exception {
+        return addKeys(List.of(type), List.of(type.generate()), tags).get(0);
+    }
+
+    private List<TestKey> addKeys(List<KeyType> types, List<KeyPair> pairs, Set<String> tags) throws Exception {
         List<TestKey> added = new ArrayList<>();
         List<KeyEntry> entries = new ArrayList<>();
-        for (KeyType type : types) {
-            KeyPair pair = TestKeys.of(type);
+        for (int i = 0; i < types.size(); i++) {
+            KeyType type = types.get(i);
+            KeyPair pair = pairs.get(i);
             String name = type.cliName() + ".keys.example.test";
             X509Certificate certificate = pki.ca().certify(pair.getPublic(), CertificateAuthority.Purpose.SERVER,
                     name, List.of(name), Validity.days(30));

@@ -47,6 +47,7 @@ class ReloadTest {
     void start() throws Exception {
         fixture = KeyServerFixture.create(dir, Map.of(
                 "tls.reload-interval", "200ms",
+                "authz.denied-answer", "denied", // so a denial is told apart from an unknown key
                 "policy", dir.resolve("policy.conf").toString()));
         key = fixture.addKeys(List.of(KeyType.EC_P256), Set.of("test")).get(0);
         fixture.writePolicy(policyGranting("all"));

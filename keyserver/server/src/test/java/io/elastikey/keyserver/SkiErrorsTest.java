@@ -61,6 +61,9 @@ class SkiErrorsTest {
     private static final Map<KeyType, TestKey> KEYS = new EnumMap<>(KeyType.class);
     private static final Map<HttpClient.Version, HttpClient> CLIENTS = new EnumMap<>(HttpClient.Version.class);
     private static HttpClient outsider;
+    private static IssuedCertificate outsiderIdentity;
+    /** A key no test uses but {@link #aDeniedKeyIsNotUnsealedOnTheCallersBehalf}. */
+    private static TestKey freshKey;
 
     @BeforeAll
     static void start() throws Exception {
@@ -74,8 +77,10 @@ class SkiErrorsTest {
                 KeyType.ED25519), Set.of("test"))) {
             KEYS.put(key.type(), key);
         }
+        freshKey = fixture.addNewKey(KeyType.EC_P256, Set.of("test"));
         IssuedCertificate other = fixture.pki().ca().issueClient("edge-other", List.of(), KeyType.EC_P256,
                 Validity.days(1));
+        outsiderIdentity = other;
         fixture.writePolicy("""
                 rule development
                   client fingerprint %s
@@ -198,17 +203,50 @@ class SkiErrorsTest {
         }
     }
 
-    @Test
-    void clientNotGrantedTheKeyIsDenied() throws Exception {
+    @ParameterizedTest
+    @EnumSource(HttpClient.Version.class)
+    void keyTheClientIsNotGrantedIsAnsweredExactlyAsAnUnknownKey(HttpClient.Version version) throws Exception {
+        HttpClient client = fixture.client(version, outsiderIdentity);
+        String unknownKey = "ef".repeat(32);
+        HttpResponse<String> unknown = fixture.post(client, ecdhe(unknownKey));
+        assertAnswer(unknown, 404, NOT_FOUND);
+        double deniedBefore = deniedCount();
+
         for (KeyType type : KEYS.keySet()) {
-            HttpResponse<String> response = fixture.post(outsider, """
-                    {"method":"ECDHE","hash":"SHA-256","spki":"%s","input":"AAECAw=="}""".formatted(keyId(type)));
-            assertAnswer(response, 403, DENIED);
+            HttpResponse<String> denied = fixture.post(client, ecdhe(keyId(type)));
+
+            assertAnswer(denied, 404, NOT_FOUND);
+            assertThat(denied.headers().map()).as(type + ": headers").isEqualTo(unknown.headers().map());
         }
-        // Key IDs are public (certificate digests): an unknown key is "not found" whoever asks.
-        assertAnswer(fixture.post(outsider, """
-                {"method":"ECDHE","hash":"SHA-256","spki":"%s","input":"AAECAw=="}""".formatted("ef".repeat(32))),
-                404, NOT_FOUND);
+        // The operator still learns the true reason.
+        KeyServerFixture.await("denials counted", () -> deniedCount() == deniedBefore + KEYS.size());
+    }
+
+    @Test
+    void aDeniedKeyIsNotUnsealedOnTheCallersBehalf() throws Exception {
+        // A key nobody has asked for yet: not in the parsed-key cache, so a denial must come from its clear fields.
+        TestKey fresh = freshKey;
+        double missesBefore = fixture.metrics().value("elastikey_keys_cache_misses_total");
+        double entriesBefore = fixture.metrics().value("elastikey_keys_cache_entries");
+
+        assertAnswer(fixture.post(outsider, ecdhe(KeyIds.keyId(fresh.pair().getPublic()))), 404, NOT_FOUND);
+
+        assertThat(fixture.metrics().value("elastikey_keys_cache_entries")).as("nothing cached")
+                .isEqualTo(entriesBefore);
+        assertThat(fixture.metrics().value("elastikey_keys_cache_misses_total")).as("a miss, counted once")
+                .isEqualTo(missesBefore + 1);
+        // Still usable by a client granted it.
+        assertThat(fixture.post(CLIENTS.get(HttpClient.Version.HTTP_2), ecdhe(KeyIds.keyId(fresh.pair().getPublic())))
+                .statusCode()).isEqualTo(200);
+    }
+
+    private static double deniedCount() throws Exception {
+        return fixture.metrics().value("elastikey_ski_requests_total", "method", "ECDHE", "result", "request denied");
+    }
+
+    private static String ecdhe(String spki) {
+        return """
+                {"method":"ECDHE","hash":"SHA-256","spki":"%s","input":"AAECAw=="}""".formatted(spki);
     }
 
     @Test

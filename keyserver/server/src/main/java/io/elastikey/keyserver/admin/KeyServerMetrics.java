@@ -1,8 +1,10 @@
 package io.elastikey.keyserver.admin;
 
 import io.elastikey.keyserver.audit.ClientProtocol;
+import io.elastikey.protocol.net.ProtocolErrorKind;
 import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiMethod;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -20,6 +22,7 @@ public final class KeyServerMetrics {
     private final RequestMeters[] requests = new RequestMeters[ClientProtocol.values().length];
     private final LongAdder refusedConnections = new LongAdder();
     private final LongAdder failedHandshakes = new LongAdder();
+    private final Counter[] protocolErrors = new Counter[ProtocolErrorKind.values().length];
 
     public KeyServerMetrics() {
         for (ClientProtocol protocol : ClientProtocol.values()) {
@@ -32,6 +35,13 @@ public final class KeyServerMetrics {
                 .description("TLS handshakes that failed: no, expired, revoked or untrusted client certificates, "
                         + "timeouts, protocol errors")
                 .register(registry);
+        for (ProtocolErrorKind kind : ProtocolErrorKind.values()) {
+            protocolErrors[kind.ordinal()] = Counter.builder("elastikey.protocol.errors")
+                    .description("Client protocol errors after the handshake: TLS garbage, broken HTTP/2 frames, "
+                            + "unparsable HTTP/1.1, resets, requests not arrived within timeouts.request-read")
+                    .tag("kind", kind.label())
+                    .register(registry);
+        }
     }
 
     /** One answered request; {@code method} is {@code null} when it could not be decoded, {@code error} for success. */
@@ -45,6 +55,11 @@ public final class KeyServerMetrics {
 
     public void handshakeFailed() {
         failedHandshakes.increment();
+    }
+
+    /** One protocol error of a client, by kind. */
+    public void protocolError(ProtocolErrorKind kind) {
+        protocolErrors[kind.ordinal()].increment();
     }
 
     /** Registers a gauge read from {@code source} at scrape time. */

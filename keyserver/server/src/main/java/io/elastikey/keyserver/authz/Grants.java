@@ -49,17 +49,22 @@ public final class Grants {
 
     /** Whether the client may use {@code key}: a few hash lookups, independent of the size of the policy. */
     public boolean permits(LoadedKey key) {
-        if (allKeys || keyIds.contains(key.keyId())) {
+        return permits(key.keyId(), key.tags(), key.names());
+    }
+
+    /** {@link #permits(LoadedKey)} for a key known by its ID, tags and certificate names. */
+    public boolean permits(String keyId, Set<String> keyTags, List<String> names) {
+        if (allKeys || keyIds.contains(keyId)) {
             return true;
         }
         if (!tags.isEmpty()) {
-            for (String tag : key.tags()) {
+            for (String tag : keyTags) {
                 if (tags.contains(tag)) {
                     return true;
                 }
             }
         }
-        return coversEveryName(key.names());
+        return coversEveryName(names);
     }
 
     /**

@@ -4,6 +4,8 @@ import io.elastikey.keyserver.keys.LoadedKey;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The access policy in force, replaced as a whole when the policy file changes. Connections
@@ -48,13 +50,22 @@ public final class LivePolicy {
         }
 
         public boolean permits(LoadedKey key) {
+            return grants().permits(key);
+        }
+
+        /** {@link Grants#permits(String, Set, List)} under the current policy. */
+        public boolean permits(String keyId, Set<String> tags, List<String> names) {
+            return grants().permits(keyId, tags, names);
+        }
+
+        private Grants grants() {
             AccessPolicy policy = current;
             Resolved r = resolved;
             if (r == null || r.policy != policy) {
                 r = new Resolved(policy, policy.grantsFor(client));
                 resolved = r;
             }
-            return r.grants.permits(key);
+            return r.grants;
         }
     }
 

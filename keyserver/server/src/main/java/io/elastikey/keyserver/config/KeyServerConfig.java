@@ -61,6 +61,8 @@ public final class KeyServerConfig {
     private final Duration handshakeTimeout;
     private final Duration idleTimeout;
     private final Duration requestDeadline;
+    private final Duration requestRead;
+    private final boolean revealDenied;
     private final int ioThreads;
     private final int cryptoWorkers;
     private final int cryptoQueue;
@@ -119,6 +121,12 @@ public final class KeyServerConfig {
         handshakeTimeout = Values.duration("timeouts.handshake", or(source.get("timeouts.handshake"), "10s"));
         idleTimeout = Values.duration("timeouts.idle", or(source.get("timeouts.idle"), "120s"));
         requestDeadline = Values.duration("timeouts.request", or(source.get("timeouts.request"), "1s"));
+        requestRead = Values.duration("timeouts.request-read", or(source.get("timeouts.request-read"), "10s"));
+        String deniedAnswer = or(source.get("authz.denied-answer"), "not-found").strip().toLowerCase(Locale.ROOT);
+        if (!deniedAnswer.equals("not-found") && !deniedAnswer.equals("denied")) {
+            throw new ConfigException("authz.denied-answer: '" + deniedAnswer + "' is not one of not-found, denied");
+        }
+        revealDenied = deniedAnswer.equals("denied");
         ioThreads = Values.positiveInt("io.threads",
                 or(source.get("io.threads"), Integer.toString(Runtime.getRuntime().availableProcessors())));
         cryptoWorkers = Values.positiveInt("crypto.workers",
@@ -134,8 +142,9 @@ public final class KeyServerConfig {
             throw new ConfigException("crypto.p256: '" + p256 + "' is not one of native, provider");
         }
         nativeP256 = p256.equals("native");
-        if (requestDeadline.isZero() || handshakeTimeout.isZero()) {
-            throw new ConfigException("timeouts.request and timeouts.handshake must be greater than zero");
+        if (requestDeadline.isZero() || handshakeTimeout.isZero() || requestRead.isZero()) {
+            throw new ConfigException("timeouts.request, timeouts.request-read and timeouts.handshake must be "
+                    + "greater than zero");
         }
     }
 
@@ -287,6 +296,18 @@ public final class KeyServerConfig {
     public Duration handshakeTimeout() { return handshakeTimeout; }
     public Duration idleTimeout() { return idleTimeout; }
     public Duration requestDeadline() { return requestDeadline; }
+    /**
+     * How long a request may take to arrive, head and body, from its first byte: a client that trickles it is
+     * answered 408 (HTTP/2: the stream, or the connection for a frame left unfinished) and closed.
+     */
+    public Duration requestRead() { return requestRead; }
+
+    /**
+     * Whether a key the caller is not granted is answered {@code 403 request denied} ({@code authz.denied-answer =
+     * denied}) rather than {@code 404 spki not found} as for an unknown key (the default), which tells no client
+     * what keys exist. The audit log and metrics record {@code request denied} either way.
+     */
+    public boolean revealDenied() { return revealDenied; }
     /** Event-loop threads for TLS, HTTP and JSON; crypto runs on {@link #cryptoWorkers()} threads. */
     public int ioThreads() { return ioThreads; }
     public int cryptoWorkers() { return cryptoWorkers; }

@@ -1,8 +1,11 @@
 package io.elastikey.keyserver.http;
 
+import io.elastikey.protocol.http.RequestReadTimer;
+import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
@@ -13,7 +16,9 @@ import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 
+import java.time.Duration;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
 
 /**
  * Completes the pipeline once ALPN has chosen the protocol. Both end in the same
@@ -23,17 +28,22 @@ import java.util.function.Supplier;
  */
 final class ProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
     private static final int RST_FRAMES_PER_STREAM = 16;
+    /** The longest HTTP/1.1 request line, and HTTP/2 {@code :path}: longer gets 414. */
+    static final int MAX_REQUEST_LINE = 4096;
 
     private final Limits limits;
     private final Supplier<SkiHttpHandler> handlers;
 
-    /** The request-size limits both protocols enforce. */
-    record Limits(int maxBodyBytes, int maxHeaderBytes, int maxStreams) {
+    private final ProtocolErrorHandler errors;
+
+    /** The request-size limits both protocols enforce, and the time a request may take to arrive. */
+    record Limits(int maxBodyBytes, int maxHeaderBytes, int maxStreams, Duration requestRead) {
     }
 
-    ProtocolNegotiator(Limits limits, Supplier<SkiHttpHandler> handlers) {
+    ProtocolNegotiator(Limits limits, ProtocolErrorHandler errors, Supplier<SkiHttpHandler> handlers) {
         super(ApplicationProtocolNames.HTTP_1_1);
         this.limits = limits;
+        this.errors = errors;
         this.handlers = handlers;
     }
 
@@ -41,6 +51,19 @@ final class ProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
     @Override
     protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
         ctx.close();
+    }
+
+    /**
+     * A failed handshake goes to {@link #handshakeFailure}; anything else (a reset during the handshake, say) on to
+     * the {@link ProtocolErrorHandler}, not to the base class, which logs a WARN with a stack trace for it.
+     */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
+        if (cause instanceof DecoderException && cause.getCause() instanceof SSLException) {
+            super.exceptionCaught(ctx, cause);
+        } else {
+            ctx.fireExceptionCaught(cause);
+        }
     }
 
     @Override
@@ -52,23 +75,30 @@ final class ProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
                     .maxHeaderListSize(limits.maxHeaderBytes());
             // Rapid-reset protection, set well above what honest clients produce: an SKI client resets one
             // stream per timed-out request, and under overload that can be every stream it has open.
-            pipeline.addLast("h2", Http2FrameCodecBuilder.forServer().initialSettings(settings)
+            String last = ProtocolErrorHandler.NAME;
+            pipeline.addBefore(last, "h2-frames", RequestReadTimer.http2Connection(limits.requestRead(), errors));
+            pipeline.addBefore(last, "h2", Http2FrameCodecBuilder.forServer().initialSettings(settings)
                     .decoderEnforceMaxRstFramesPerWindow(RST_FRAMES_PER_STREAM * limits.maxStreams(), 10)
                     .build());
-            pipeline.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
-                @Override
-                protected void initChannel(Http2StreamChannel stream) {
-                    stream.pipeline().addLast(
-                            new Http2StreamFrameToHttpObjectCodec(true),
-                            new OversizedRequestAggregator(limits.maxBodyBytes()),
-                            handlers.get());
-                }
-            }));
+            pipeline.addBefore(last, "h2-streams", new Http2MultiplexHandler(
+                    new ChannelInitializer<Http2StreamChannel>() {
+                        @Override
+                        protected void initChannel(Http2StreamChannel stream) {
+                            stream.pipeline().addLast(
+                                    new Http2StreamFrameToHttpObjectCodec(true),
+                                    RequestReadTimer.http2Stream(limits.requestRead(), errors),
+                                    new OversizedRequestAggregator(limits.maxBodyBytes()),
+                                    handlers.get(),
+                                    errors);
+                        }
+                    }));
         } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
-            pipeline.addLast("http", new HttpServerCodec(4096, limits.maxHeaderBytes(), 8192));
-            pipeline.addLast("keep-alive", new HttpServerKeepAliveHandler());
-            pipeline.addLast("aggregate", new OversizedRequestAggregator(limits.maxBodyBytes()));
-            pipeline.addLast("ski", handlers.get());
+            String last = ProtocolErrorHandler.NAME;
+            pipeline.addBefore(last, "http", new HttpServerCodec(MAX_REQUEST_LINE, limits.maxHeaderBytes(), 8192));
+            RequestReadTimer.installHttp1(pipeline, "http", limits.requestRead(), errors);
+            pipeline.addBefore(last, "keep-alive", new HttpServerKeepAliveHandler());
+            pipeline.addBefore(last, "aggregate", new OversizedRequestAggregator(limits.maxBodyBytes()));
+            pipeline.addBefore(last, "ski", handlers.get());
         } else {
             throw new IllegalStateException("ALPN chose an unknown protocol: " + protocol);
         }

@@ -3,14 +3,17 @@ package io.elastikey.keyserver.http;
 import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;
+import io.elastikey.protocol.http.RequestChecks;
+import io.elastikey.protocol.http.RequestReadTimeoutException;
 import io.elastikey.protocol.http.ResponseSequencer;
+import io.elastikey.protocol.net.ProtocolErrorHandler;
+import io.elastikey.protocol.net.ProtocolErrorKind;
 import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiException;
 import io.elastikey.protocol.ski.SkiJson;
 import io.elastikey.protocol.ski.SkiRequest;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -35,12 +38,21 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private final SkiService service;
     private final RequestLog requestLog;
     private final long deadlineNanos;
+    private final boolean revealDenied;
+    private final ProtocolErrorHandler errors;
     private final ResponseSequencer sequencer = new ResponseSequencer();
 
-    SkiHttpHandler(SkiService service, RequestLog requestLog, long deadlineNanos) {
+    /**
+     * @param revealDenied whether a key the caller is not granted is answered {@code request denied}; otherwise
+     *                     {@code spki not found}, exactly as an unknown key is
+     */
+    SkiHttpHandler(SkiService service, RequestLog requestLog, long deadlineNanos, boolean revealDenied,
+                   ProtocolErrorHandler errors) {
         this.service = service;
         this.requestLog = requestLog;
         this.deadlineNanos = deadlineNanos;
+        this.revealDenied = revealDenied;
+        this.errors = errors;
     }
 
     @Override
@@ -50,9 +62,16 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         }
         long start = System.nanoTime();
         Caller caller = ClientAuthenticationHandler.caller(ctx.channel());
-        HttpVersion version = request.protocolVersion();
+        HttpVersion version = RequestChecks.answerVersion(request);
         if (request.decoderResult().isFailure()) {
             rejectUndecodable(ctx, request, caller, start);
+            return;
+        }
+        HttpResponseStatus lineProblem = RequestChecks.requestLineProblem(request, ProtocolNegotiator.MAX_REQUEST_LINE);
+        if (lineProblem != null) {
+            errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, "request line refused with " + lineProblem);
+            answerError(ctx, sequencer.reserve(true), HttpVersion.HTTP_1_1, lineProblem, SkiError.MALFORMED_REQUEST,
+                    caller, null, start);
             return;
         }
         ResponseSequencer.Slot slot = sequencer.reserve(!HttpUtil.isKeepAlive(request));
@@ -93,11 +112,13 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         answerError(ctx, slot, version, null, error, caller, ski, start);
     }
 
+    /** Answers {@code error}; the request log gets the true reason even where the client is told another. */
     private void answerError(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, HttpVersion version,
                              HttpResponseStatus status, SkiError error, Caller caller, SkiRequest ski, long start) {
+        SkiError told = error == SkiError.REQUEST_DENIED && !revealDenied ? SkiError.SPKI_NOT_FOUND : error;
         FullHttpResponse response = status == null
-                ? SkiAnswers.error(ctx.alloc(), version, error)
-                : SkiAnswers.error(ctx.alloc(), version, status, error);
+                ? SkiAnswers.error(ctx.alloc(), version, told)
+                : SkiAnswers.error(ctx.alloc(), version, status, told);
         if (status == HttpResponseStatus.METHOD_NOT_ALLOWED) {
             response.headers().set(HttpHeaderNames.ALLOW, "POST");
         }
@@ -107,21 +128,19 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     }
 
     /**
-     * A request the HTTP codec could not parse: answer once, then close, since the stream is out of sync. A body
-     * over the limit ({@link OversizedRequestAggregator}) is the exception: the aggregator drops the rest of it,
-     * so the connection stays open unless the request asked otherwise.
+     * A request the HTTP codec could not parse (400, 414, 431), or that did not arrive in time (408,
+     * {@link io.elastikey.protocol.http.RequestReadTimer}): answer once, then close, since the stream is out of
+     * sync. A body over the limit ({@link OversizedRequestAggregator}) is the exception: the aggregator drops the
+     * rest of it, so the connection stays open unless the request asked otherwise.
      */
     private void rejectUndecodable(ChannelHandlerContext ctx, FullHttpRequest request, Caller caller, long start) {
         Throwable cause = request.decoderResult().cause();
-        HttpResponseStatus status;
+        HttpResponseStatus status = RequestChecks.undecodable(cause);
         boolean close = true;
         if (cause instanceof TooLongHttpContentException) {
-            status = HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
             close = !HttpUtil.isKeepAlive(request);
-        } else if (cause instanceof TooLongFrameException) {
-            status = HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
-        } else {
-            status = HttpResponseStatus.BAD_REQUEST;
+        } else if (!(cause instanceof RequestReadTimeoutException)) { // the timer has counted that one
+            errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
         }
         ResponseSequencer.Slot slot = sequencer.reserve(close);
         answerError(ctx, slot, HttpVersion.HTTP_1_1, status, SkiError.MALFORMED_REQUEST, caller, null, start);
@@ -156,15 +175,10 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         return cause instanceof SkiException ski ? ski.error() : SkiError.UNSPECIFIED_ERROR;
     }
 
+    /** Exceptions go on to the {@link ProtocolErrorHandler} at the end of the pipeline. */
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         sequencer.discardRemaining();
         super.channelInactive(ctx);
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("closing {} after {}", ctx.channel(), cause.toString());
-        ctx.close();
     }
 }

@@ -57,6 +57,23 @@ record KeyRecord(KeyType type, Instant created, Set<String> tags, List<String> n
         return new KeyRecord(type, created, tags, names, aliases, otherCertificates, chainPem, sealed);
     }
 
+    /**
+     * Whether {@code access} permits the key stored as {@code value}, asked of its clear tags and names alone, without
+     * decoding the rest. The seal has not authenticated them yet, so only a refusal is final: a permitted key is asked
+     * again once unsealed ({@link KeyLookup#of}). A record too damaged to read is let through, for the unseal to
+     * report.
+     */
+    static boolean clearFieldsPermit(String keyId, byte[] value, KeyAccess access) {
+        ByteBuffer in = ByteBuffer.wrap(value);
+        try {
+            in.position(2 + Long.BYTES); // version, type, created
+            Set<String> tags = new LinkedHashSet<>(readStrings(in));
+            return access.permits(keyId, tags, readStrings(in));
+        } catch (BufferUnderflowException | IllegalArgumentException e) {
+            return true;
+        }
+    }
+
     /** The digest of the first alias of {@code kind}, or {@code null}. */
     byte[] alias(AliasKind kind) {
         return aliases.stream().filter(a -> a.kind() == kind).map(Alias::digest).findFirst().orElse(null);

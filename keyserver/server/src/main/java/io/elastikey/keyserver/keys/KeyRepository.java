@@ -140,6 +140,40 @@ public final class KeyRepository implements AutoCloseable {
     }
 
     /**
+     * {@link #find(String)} on behalf of a caller who may use the keys {@code access} permits. The question is put to
+     * the record's clear fields first, so a key the caller may not use costs the store read that tells it exists and
+     * nothing more: it is not unsealed, parsed or cached, and an unknown key and a denied one cost about the same.
+     * A permitted key is checked again by its authenticated fields once unsealed.
+     *
+     * @throws SealedRecordException when the key's record does not open (wrong KEK, tampering, damage)
+     */
+    public KeyLookup find(String identifier, KeyAccess access) {
+        String id;
+        try {
+            id = KeyIds.normalize(identifier);
+        } catch (IllegalArgumentException e) {
+            cache.unknown();
+            return KeyLookup.UNKNOWN;
+        }
+        LoadedKey cached = cache.lookup(id);
+        if (cached != null) {
+            return KeyLookup.of(cached, access);
+        }
+        long generation = cache.generation();
+        StoredKey stored = read(KeyIds.parse(id));
+        if (stored == null) {
+            cache.unknown();
+            return KeyLookup.UNKNOWN;
+        }
+        if (!KeyRecord.clearFieldsPermit(KeyIds.hex(stored.keyId()), stored.record(), access)) {
+            cache.unknown(); // a miss that read the store, as an unknown key's
+            return KeyLookup.DENIED;
+        }
+        return KeyLookup.of(cache.load(id, generation, k -> unsealer.unseal(stored.keyId(), stored.record())),
+                access);
+    }
+
+    /**
      * The key {@code identifier} names when it is in the parsed-key cache, else {@code null}. Never reads the
      * store, so an event loop may call it; on {@code null} call {@link #find(String)} from a thread that may block.
      */

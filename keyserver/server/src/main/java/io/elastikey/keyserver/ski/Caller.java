@@ -1,7 +1,7 @@
 package io.elastikey.keyserver.ski;
 
 import io.elastikey.keyserver.authz.ClientIdentity;
-import io.elastikey.keyserver.keys.LoadedKey;
+import io.elastikey.keyserver.keys.KeyAccess;
 
 import java.net.SocketAddress;
 
@@ -18,8 +18,7 @@ public record Caller(ClientIdentity identity, SocketAddress remote, Permissions 
 
     /** The access decision for one caller; implementations are cheap and thread-safe. */
     @FunctionalInterface
-    public interface Permissions {
-        boolean permits(LoadedKey key);
+    public interface Permissions extends KeyAccess {
     }
 
     /** A short printable form for logs. */

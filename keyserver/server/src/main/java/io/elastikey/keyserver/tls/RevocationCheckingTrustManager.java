@@ -1,10 +1,14 @@
 package io.elastikey.keyserver.tls;
 
 import java.net.Socket;
+import java.security.cert.CRLReason;
 import java.security.cert.CertificateException;
+import java.security.cert.CertificateRevokedException;
 import java.security.cert.X509CRL;
+import java.security.cert.X509CRLEntry;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Map;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 
@@ -44,13 +48,20 @@ final class RevocationCheckingTrustManager extends X509ExtendedTrustManager {
         checkRevocation(chain);
     }
 
+    /**
+     * Throws a {@link CertificateRevokedException} for the first certificate of {@code chain} a CRL lists: the type
+     * by which the TLS engine knows to send {@code certificate_revoked}.
+     */
     private void checkRevocation(X509Certificate[] chain) throws CertificateException {
         for (X509Certificate certificate : chain) {
             for (X509CRL crl : crls) {
-                if (crl.getIssuerX500Principal().equals(certificate.getIssuerX500Principal())
-                        && crl.isRevoked(certificate)) {
-                    throw new CertificateException("client certificate serial "
-                            + certificate.getSerialNumber().toString(16) + " is revoked");
+                X509CRLEntry entry = crl.getIssuerX500Principal().equals(certificate.getIssuerX500Principal())
+                        ? crl.getRevokedCertificate(certificate) : null;
+                if (entry != null) {
+                    CRLReason reason = entry.getRevocationReason() == null
+                            ? CRLReason.UNSPECIFIED : entry.getRevocationReason();
+                    throw new CertificateRevokedException(entry.getRevocationDate(), reason,
+                            crl.getIssuerX500Principal(), Map.of());
                 }
             }
         }

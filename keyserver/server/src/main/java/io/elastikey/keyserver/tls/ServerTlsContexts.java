@@ -36,7 +36,8 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * always required; TLS 1.2 and 1.3 only; ALPN offers {@code h2} then {@code http/1.1}.
  *
  * <p>BoringSSL (netty-tcnative) is used when it loads, the JDK's engine otherwise, unless
- * {@code tls.provider} forces one.
+ * {@code tls.provider} forces one. Under BoringSSL a refused client certificate gets the alert that says why
+ * ({@link AlertingTrustManager}).
  */
 public final class ServerTlsContexts {
     private ServerTlsContexts() {
@@ -68,9 +69,11 @@ public final class ServerTlsContexts {
             throw new ConfigException("tls.client-ca " + config.tlsClientCa() + " holds no certificate");
         }
         List<X509CRL> crls = config.tlsCrl() == null ? List.of() : readCrls(config.tlsCrl(), authorities);
+        SslProvider provider = provider(config.tlsProvider());
+        X509ExtendedTrustManager trust = trustManager(authorities, crls);
         return SslContextBuilder.forServer(PemFiles.readPrivateKey(config.tlsKey()), chain)
-                .sslProvider(provider(config.tlsProvider()))
-                .trustManager(trustManager(authorities, crls))
+                .sslProvider(provider)
+                .trustManager(provider == SslProvider.OPENSSL ? new AlertingTrustManager(trust) : trust)
                 .clientAuth(ClientAuth.REQUIRE)
                 .protocols("TLSv1.3", "TLSv1.2")
                 .ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE)

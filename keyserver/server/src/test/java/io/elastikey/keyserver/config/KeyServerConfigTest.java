@@ -54,6 +54,8 @@ class KeyServerConfigTest {
         assertThat(config.handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.idleTimeout()).isEqualTo(Duration.ofSeconds(120));
         assertThat(config.requestDeadline()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(config.requestRead()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.revealDenied()).as("a denied key answers as an unknown one").isFalse();
         assertThat(config.cryptoWorkers()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(config.ioThreads()).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(config.cryptoQueue()).isEqualTo(4096);
@@ -121,6 +123,18 @@ class KeyServerConfigTest {
         assertThat(config.kekFile()).isEqualTo(dir.resolve("d/kek").toAbsolutePath().normalize());
         assertThat(config.policyFile()).isEqualTo(dir.resolve("elsewhere/policy.conf").toAbsolutePath().normalize());
         assertThat(config.tlsCrl()).isEqualTo(Path.of("clients.crl").toAbsolutePath());
+    }
+
+    @Test
+    void deniedAnswerIsNotFoundOrDeniedAndNothingElse() {
+        assertThat(config(Map.of("authz.denied-answer", "denied"), Map.of()).revealDenied()).isTrue();
+        assertThat(config(Map.of("authz.denied-answer", "not-found"), Map.of()).revealDenied()).isFalse();
+        assertThatThrownBy(() -> config(Map.of("authz.denied-answer", "403"), Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("authz.denied-answer");
+        assertThatThrownBy(() -> config(Map.of("timeouts.request-read", "0s"), Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("timeouts.request-read");
     }
 
     @Test

@@ -1,0 +1,152 @@
+// EdgeHostileClientTest -- the edge's HTTP front against clients that misbehave after a good handshake.
+package io.elastikey.edge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.elastikey.edge.origin.SampleOrigin;
+import io.elastikey.keyserver.KeyServer;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The edge shares the key server's protection (issue 15): a client's protocol error is counted in
+ * {@code elastikey_edge_protocol_errors_total{kind}} and logged without a stack trace; a request that does not
+ * arrive within {@code timeouts.request-read} (1 s here) gets 408 and a close; {@code HTTP/9.9} gets 505.
+ */
+class EdgeHostileClientTest {
+    @TempDir
+    static Path root;
+    static EdgeFixture suite;
+    static EdgeServer edge;
+
+    @BeforeAll
+    static void start() throws Exception {
+        suite = EdgeFixture.create(root);
+        KeyServer keyServer = suite.startKeyServer(0, 0);
+        SampleOrigin origin = suite.startOrigin();
+        edge = suite.startEdge(List.of(keyServer.address()), origin, Map.of("timeouts.request-read", "1s"));
+    }
+
+    @AfterAll
+    static void stop() {
+        suite.close();
+    }
+
+    @Test
+    void garbageInsteadOfTheHttp2PrefaceIsCountedWithoutAStackTrace() throws Exception {
+        double before = errors("http2");
+        ListAppender<ILoggingEvent> events = captureLogs();
+        try (SSLSocket socket = connect("h2")) {
+            socket.getOutputStream().write("garbage garbage garbage garbage\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            readUntilClosed(socket);
+        } finally {
+            release(events);
+        }
+        await(() -> errors("http2") == before + 1);
+        assertThat(events.list).noneMatch(e -> e.getThrowableProxy() != null || e.getLevel().isGreaterOrEqual(Level.WARN));
+    }
+
+    @Test
+    void aRequestThatNeverFinishesIsAnswered408AndClosed() throws Exception {
+        double before = errors("timeout");
+        try (SSLSocket socket = connect(null)) {
+            socket.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: a".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            assertThat(readUntilClosed(socket)).startsWith("HTTP/1.1 408 ");
+        }
+        await(() -> errors("timeout") == before + 1);
+    }
+
+    @Test
+    void anUnknownHttpVersionIsAnswered505() throws Exception {
+        try (SSLSocket socket = connect(null)) {
+            socket.getOutputStream().write("GET / HTTP/9.9\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            assertThat(readUntilClosed(socket)).startsWith("HTTP/1.1 505 ");
+        }
+    }
+
+    private static SSLSocket connect(String protocol) throws Exception {
+        SSLSocket socket = (SSLSocket) suite.trustingDevCa().getSocketFactory().createSocket(
+                InetAddress.getLoopbackAddress(), edge.address().getPort());
+        SSLParameters parameters = socket.getSSLParameters();
+        parameters.setServerNames(List.of(new SNIHostName(EdgeFixture.EC_NAME)));
+        if (protocol != null) {
+            parameters.setApplicationProtocols(new String[] {protocol});
+        }
+        socket.setSSLParameters(parameters);
+        socket.setSoTimeout(10_000);
+        socket.startHandshake();
+        return socket;
+    }
+
+    /** Everything the edge sends until it closes; a read timeout (10 s) fails the test. */
+    private static String readUntilClosed(SSLSocket socket) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        InputStream in = socket.getInputStream();
+        try {
+            for (int b = in.read(); b >= 0; b = in.read()) {
+                out.write(b);
+            }
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("not closed; received: " + out.toString(StandardCharsets.ISO_8859_1), e);
+        } catch (IOException e) {
+            // closed without close_notify
+        }
+        return out.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    private static double errors(String kind) throws Exception {
+        return EdgeFixture.metric(edge.adminAddress(), "elastikey_edge_protocol_errors_total{kind=\"" + kind + "\"");
+    }
+
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void await(Condition condition) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("gave up waiting");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static ListAppender<ILoggingEvent> captureLogs() {
+        Logger rootLogger = ((LoggerContext) LoggerFactory.getILoggerFactory()).getLogger(Logger.ROOT_LOGGER_NAME);
+        ListAppender<ILoggingEvent> events = new ListAppender<>();
+        events.start();
+        rootLogger.addAppender(events);
+        return events;
+    }
+
+    private static void release(ListAppender<ILoggingEvent> events) throws InterruptedException {
+        Thread.sleep(200); // whatever the edge logs about the connection as it closes
+        ((LoggerContext) LoggerFactory.getILoggerFactory()).getLogger(Logger.ROOT_LOGGER_NAME).detachAppender(events);
+    }
+}

@@ -1,0 +1,68 @@
+// RequestChecks -- the HTTP status for a request line a server will not serve, and for what the decoder refused.
+package io.elastikey.protocol.http;
+
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpContentException;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+
+/**
+ * One answer per kind of unservable request, the same at the key server and the edge (RFC 9110 section 15):
+ * <ul>
+ *   <li>a version other than HTTP/1.x: {@code 505}. Netty's decoder accepts any {@code NAME/major.minor}, so
+ *       {@code HTTP/9.9} would otherwise be served, and answered in a version that does not exist;
+ *   <li>a request line or target over the limit: {@code 414}; a header block over it: {@code 431};
+ *       a body over it: {@code 413};
+ *   <li>a request that did not arrive in time ({@link RequestReadTimer}): {@code 408};
+ *   <li>anything else the decoder could not read: {@code 400}.
+ * </ul>
+ */
+public final class RequestChecks {
+    private RequestChecks() {
+    }
+
+    /**
+     * Why {@code request}'s request line is not served, as the status to answer and close with; {@code null} when
+     * it is fine. The target may be at most {@code maxTargetLength} characters (an HTTP/2 {@code :path} is bounded
+     * only by the header limit).
+     */
+    public static HttpResponseStatus requestLineProblem(HttpRequest request, int maxTargetLength) {
+        HttpVersion version = request.protocolVersion();
+        if (!"HTTP".equals(version.protocolName())) {
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        if (version.majorVersion() != 1) {
+            return HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED;
+        }
+        if (request.uri().length() > maxTargetLength) {
+            return HttpResponseStatus.REQUEST_URI_TOO_LONG;
+        }
+        return null;
+    }
+
+    /** The status for a request whose decoder result failed with {@code cause}. */
+    public static HttpResponseStatus undecodable(Throwable cause) {
+        if (cause instanceof RequestReadTimeoutException) {
+            return HttpResponseStatus.REQUEST_TIMEOUT;
+        }
+        if (cause instanceof TooLongHttpLineException) {
+            return HttpResponseStatus.REQUEST_URI_TOO_LONG;
+        }
+        if (cause instanceof TooLongHttpContentException) {
+            return HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE;
+        }
+        if (cause instanceof TooLongHttpHeaderException || cause instanceof TooLongFrameException) {
+            return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
+        }
+        return HttpResponseStatus.BAD_REQUEST;
+    }
+
+    /** The version to answer {@code request} in: its own for HTTP/1.0 and 1.1, else HTTP/1.1. */
+    public static HttpVersion answerVersion(HttpRequest request) {
+        HttpVersion version = request.protocolVersion();
+        return version.equals(HttpVersion.HTTP_1_0) ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1;
+    }
+}
