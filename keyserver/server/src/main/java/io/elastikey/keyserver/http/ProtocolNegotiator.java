@@ -1,5 +1,6 @@
 package io.elastikey.keyserver.http;
 
+import io.elastikey.keyserver.tls.ClientAuthenticationHandler;
 import io.elastikey.protocol.http.RequestReadTimer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.netty.channel.ChannelHandlerContext;

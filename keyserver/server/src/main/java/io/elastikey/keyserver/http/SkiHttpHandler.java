@@ -1,5 +1,6 @@
 package io.elastikey.keyserver.http;
 
+import io.elastikey.keyserver.tls.ClientAuthenticationHandler;
 import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;

@@ -1,7 +1,7 @@
 // KeylessRequestHandler -- the application step of a Keyless connection: serves each frame, answers in completion order.
 package io.elastikey.keyserver.keyless;
 
-import io.elastikey.keyserver.http.ClientAuthenticationHandler;
+import io.elastikey.keyserver.tls.ClientAuthenticationHandler;
 import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;
@@ -138,11 +138,5 @@ final class KeylessRequestHandler extends ChannelInboundHandlerAdapter {
         ByteBuf out = ctx.alloc().ioBuffer(KeylessCodec.answerLength(new byte[1]));
         KeylessCodec.writeError(out, id, error);
         ctx.writeAndFlush(out, ctx.voidPromise());
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("closing Keyless connection {} after {}", ctx.channel(), cause.toString());
-        ctx.close();
     }
 }

@@ -1,4 +1,4 @@
-package io.elastikey.keyserver.http;
+package io.elastikey.keyserver.tls;
 
 import io.elastikey.keyserver.admin.KeyServerMetrics;
 import io.elastikey.keyserver.ski.Caller;
