@@ -44,11 +44,13 @@ final class DevelopmentSetup {
         ClientIdentity client = ClientIdentity.of(pki.client().certificate());
         String policy = """
                 # Written by the key server on first start with the development PKI.
-                # It lets the development client certificate (%s) use every key.
+                # It lets the development client certificate (%s) use every key
+                # and fetch the session-ticket keys edges share.
                 # Replace it with your own rules: see docs/authorization.md.
                 rule development-client
                   client fingerprint %s
                   allow all
+                  allow tickets
                 """.formatted(pki.directory().resolve(DevPki.CLIENT_CERTIFICATE), client.fingerprint());
         Files.writeString(config.policyFile(), policy, StandardCharsets.UTF_8);
         log.warn("created a DEVELOPMENT policy {} granting the dev client every key", config.policyFile());

@@ -29,6 +29,8 @@ import io.elastikey.keyserver.ski.AuditingRequestLog;
 import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.CallerResolver;
 import io.elastikey.keyserver.ski.KeySkiService;
+import io.elastikey.keyserver.tickets.TicketKeySchedule;
+import io.elastikey.keyserver.tickets.TicketKeyService;
 import io.elastikey.keyserver.tls.ReloadingSslContext;
 import io.elastikey.protocol.config.ConfigException;
 import io.elastikey.scaleup.ScaleUpClient;
@@ -156,8 +158,11 @@ public final class KeyServer implements AutoCloseable {
                 throw new IllegalStateException("unreadable client certificate", e);
             }
         };
+        TicketKeyService ticketKeys = new TicketKeyService(new TicketKeySchedule(
+                repository.derivedSecret("session ticket keys v1"), config.ticketRotation(), System::currentTimeMillis),
+                identity -> policy.current().grantsFor(identity));
         channel = listen(acceptors, io, config.listen(), new KeyServerInitializer(config, tls, metrics, callers,
-                service, new AuditingRequestLog(metrics, audit, ClientProtocol.SKI)));
+                service, new AuditingRequestLog(metrics, audit, ClientProtocol.SKI), ticketKeys));
         if (config.keylessListen() != null) {
             keylessChannel = listen(acceptors, io, config.keylessListen(), new KeylessInitializer(config, tls, metrics,
                     callers, service, new AuditingRequestLog(metrics, audit, ClientProtocol.KEYLESS)));

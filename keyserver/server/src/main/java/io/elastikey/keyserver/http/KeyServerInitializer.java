@@ -5,6 +5,7 @@ import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.ski.CallerResolver;
 import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;
+import io.elastikey.keyserver.tickets.TicketKeyService;
 import io.elastikey.keyserver.tls.AuthenticatedFront;
 import io.elastikey.keyserver.tls.ReloadingSslContext;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
@@ -21,14 +22,17 @@ public final class KeyServerInitializer extends ChannelInitializer<SocketChannel
     private final AuthenticatedFront front;
     private final SkiService service;
     private final RequestLog requestLog;
+    private final TicketKeyService ticketKeys;
 
     public KeyServerInitializer(KeyServerConfig config, ReloadingSslContext tls, KeyServerMetrics metrics,
-                                CallerResolver callers, SkiService service, RequestLog requestLog) {
+                                CallerResolver callers, SkiService service, RequestLog requestLog,
+                                TicketKeyService ticketKeys) {
         this.config = config;
         this.front = new AuthenticatedFront(config, tls, metrics, callers, "elastikey.connections.open",
                 "Open client connections");
         this.service = service;
         this.requestLog = requestLog;
+        this.ticketKeys = ticketKeys;
     }
 
     @Override
@@ -39,7 +43,8 @@ public final class KeyServerInitializer extends ChannelInitializer<SocketChannel
                 config.maxBodyBytes(), config.maxHeaderBytes(), config.maxStreams(), config.requestRead());
         ProtocolErrorHandler errors = front.errors();
         channel.pipeline().addLast("alpn", new ProtocolNegotiator(limits, errors,
-                () -> new SkiHttpHandler(service, requestLog, deadline, config.revealDenied(), errors)));
+                () -> new SkiHttpHandler(service, requestLog, deadline, config.revealDenied(), errors,
+                        ticketKeys)));
         channel.pipeline().addLast(ProtocolErrorHandler.NAME, errors);
     }
 }

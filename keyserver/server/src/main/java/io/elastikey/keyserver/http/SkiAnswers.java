@@ -39,6 +39,13 @@ final class SkiAnswers {
         return json(version, status, body);
     }
 
+    /** {@code 200} with a JSON body the caller built. */
+    static FullHttpResponse json(ByteBufAllocator alloc, HttpVersion version, byte[] json) {
+        ByteBuf body = alloc.buffer(json.length);
+        body.writeBytes(json);
+        return json(version, HttpResponseStatus.OK, body);
+    }
+
     private static FullHttpResponse json(HttpVersion version, HttpResponseStatus status, ByteBuf body) {
         FullHttpResponse response = new DefaultFullHttpResponse(version, status, body);
         response.headers()

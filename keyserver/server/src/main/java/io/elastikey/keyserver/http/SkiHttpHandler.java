@@ -4,6 +4,8 @@ import io.elastikey.keyserver.tls.ClientAuthenticationHandler;
 import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;
+import io.elastikey.keyserver.tickets.TicketKeyService;
+import io.elastikey.protocol.tickets.TicketKeySet;
 import io.elastikey.protocol.http.RequestChecks;
 import io.elastikey.protocol.http.RequestReadTimeoutException;
 import io.elastikey.protocol.http.ResponseSequencer;
@@ -32,6 +34,9 @@ import java.util.concurrent.CompletionException;
  * The application step of the pipeline: checks the HTTP envelope ({@code POST /}, JSON),
  * decodes the SKI request, hands it to the {@link SkiService} and writes the answer in
  * request order. One instance per connection (HTTP/1.1) or per stream (HTTP/2).
+ *
+ * <p>The same endpoint also answers {@code GET /ticket-keys}, the session-ticket keys edges share
+ * ({@link TicketKeyService}), in the same order as everything else on the connection.
  */
 final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger log = LoggerFactory.getLogger(SkiHttpHandler.class);
@@ -41,6 +46,7 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private final long deadlineNanos;
     private final boolean revealDenied;
     private final ProtocolErrorHandler errors;
+    private final TicketKeyService ticketKeys;
     private final ResponseSequencer sequencer = new ResponseSequencer();
 
     /**
@@ -48,7 +54,8 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
      *                     {@code spki not found}, exactly as an unknown key is
      */
     SkiHttpHandler(SkiService service, RequestLog requestLog, long deadlineNanos, boolean revealDenied,
-                   ProtocolErrorHandler errors) {
+                   ProtocolErrorHandler errors, TicketKeyService ticketKeys) {
+        this.ticketKeys = ticketKeys;
         this.service = service;
         this.requestLog = requestLog;
         this.deadlineNanos = deadlineNanos;
@@ -76,6 +83,10 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return;
         }
         ResponseSequencer.Slot slot = sequencer.reserve(!HttpUtil.isKeepAlive(request));
+        if (request.uri().equals(TicketKeySet.PATH)) {
+            answerTicketKeys(ctx, slot, version, request, caller);
+            return;
+        }
         HttpResponseStatus envelopeProblem = envelopeProblem(request);
         if (envelopeProblem != null) {
             answerError(ctx, slot, version, envelopeProblem, SkiError.MALFORMED_REQUEST, caller, null, start);
@@ -111,6 +122,29 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                     failure instanceof SkiException ? failure.getMessage() : failure.toString());
         }
         answerError(ctx, slot, version, null, error, caller, ski, start);
+    }
+
+    /**
+     * {@code GET /ticket-keys}: the set as JSON, or {@code 403 request denied} to a caller the policy does not grant
+     * {@code allow tickets} (never {@code spki not found}: no key's existence is at stake). Not a key operation, so
+     * not in the request metrics; the keys themselves are never logged.
+     */
+    private void answerTicketKeys(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, HttpVersion version,
+                                  FullHttpRequest request, Caller caller) {
+        if (!request.method().equals(HttpMethod.GET)) {
+            FullHttpResponse refused = SkiAnswers.error(ctx.alloc(), version, HttpResponseStatus.METHOD_NOT_ALLOWED,
+                    SkiError.MALFORMED_REQUEST);
+            refused.headers().set(HttpHeaderNames.ALLOW, "GET");
+            sequencer.complete(ctx, slot, refused);
+            return;
+        }
+        try {
+            sequencer.complete(ctx, slot, SkiAnswers.json(ctx.alloc(), version, ticketKeys.answer(caller)));
+            log.debug("ticket keys to {}", caller.name());
+        } catch (SkiException e) {
+            log.info("ticket keys refused: {}", e.getMessage());
+            sequencer.complete(ctx, slot, SkiAnswers.error(ctx.alloc(), version, e.error()));
+        }
     }
 
     /** Answers {@code error}; the request log gets the true reason even where the client is told another. */
