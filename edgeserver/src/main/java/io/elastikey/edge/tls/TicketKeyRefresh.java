@@ -16,8 +16,9 @@ import java.util.function.LongSupplier;
  * (a quarter of it, between one second and a minute), and installs them when the primary changes. Edges fetching
  * at different moments still agree: the set already holds the next period's key.
  *
- * <p>Until the first fetch succeeds the edge issues tickets under a random key of its own (they resume only on this
- * edge). When fetching fails for a whole rotation period, it stops using keys it can no longer refresh and rotates
+ * <p>A failed fetch is tried again after one second, then two, four..., up to the usual interval: the first fetch
+ * often meets a connection still being made. Until the first fetch succeeds the edge issues tickets under a random
+ * key of its own (they resume only on this edge). When fetching fails for a whole rotation period, it stops using keys it can no longer refresh and rotates
  * keys of its own every period, until the key servers answer again: tickets then resume only where they were
  * issued, but no key stays primary longer than a period. One WARN when fetching starts failing, one INFO when it
  * recovers; the keys never reach a log.
@@ -37,6 +38,7 @@ final class TicketKeyRefresh implements Runnable {
     private long lastSuccessMillis;
     private long lastOwnRotationMillis;
     private boolean failing;
+    private long retryMillis = MIN_INTERVAL_MILLIS;
 
     TicketKeyRefresh(TicketKeySource source, Consumer<TicketKeySet> install, Runnable rotateOwn,
                      ScheduledExecutorService scheduler, Duration rotation, LongSupplier clockMillis) {
@@ -74,6 +76,7 @@ final class TicketKeyRefresh implements Runnable {
     private synchronized void succeeded(TicketKeySet set) {
         lastSuccessMillis = clockMillis.getAsLong();
         rotationMillis = set.rotation().toMillis();
+        retryMillis = MIN_INTERVAL_MILLIS;
         if (failing) {
             failing = false;
             log.info("session-ticket keys: the key servers answer again; tickets resume across the fleet");
@@ -100,6 +103,12 @@ final class TicketKeyRefresh implements Runnable {
     }
 
     private synchronized long interval() {
-        return Math.max(MIN_INTERVAL_MILLIS, Math.min(MAX_INTERVAL_MILLIS, rotationMillis / 4));
+        long usual = Math.max(MIN_INTERVAL_MILLIS, Math.min(MAX_INTERVAL_MILLIS, rotationMillis / 4));
+        if (!failing) {
+            return usual;
+        }
+        long retry = Math.min(usual, retryMillis);
+        retryMillis = Math.min(usual, 2 * retryMillis);
+        return retry;
     }
 }
