@@ -27,4 +27,14 @@ public class SkiException extends RuntimeException {
     public SkiError error() {
         return error;
     }
+
+    /**
+     * The error a failed operation's future carries: its {@link SkiException}'s (unwrapped from a
+     * {@link java.util.concurrent.CompletionException}), else {@link SkiError#UNSPECIFIED_ERROR}.
+     */
+    public static SkiError errorOf(Throwable failure) {
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        return cause instanceof SkiException ski ? ski.error() : SkiError.UNSPECIFIED_ERROR;
+    }
 }

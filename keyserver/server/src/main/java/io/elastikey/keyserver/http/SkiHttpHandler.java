@@ -28,7 +28,6 @@ import io.netty.handler.codec.http.TooLongHttpContentException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.CompletionException;
 
 /**
  * The application step of the pipeline: checks the HTTP envelope ({@code POST /}, JSON),
@@ -116,7 +115,7 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             requestLog.answered(caller, ski.method(), ski.spki(), null, System.nanoTime() - start);
             return;
         }
-        SkiError error = errorOf(failure);
+        SkiError error = SkiException.errorOf(failure);
         if (error == SkiError.UNSPECIFIED_ERROR) {
             log.warn("{} from {} on {} failed: {}", ski.method().wireName(), caller.name(), ski.spki(),
                     failure instanceof SkiException ? failure.getMessage() : failure.toString());
@@ -204,11 +203,6 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         return mediaType.strip().equalsIgnoreCase("application/json");
     }
 
-    static SkiError errorOf(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        return cause instanceof SkiException ski ? ski.error() : SkiError.UNSPECIFIED_ERROR;
-    }
 
     /** Exceptions go on to the {@link ProtocolErrorHandler} at the end of the pipeline. */
     @Override

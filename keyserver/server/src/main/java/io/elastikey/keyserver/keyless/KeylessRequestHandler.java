@@ -20,7 +20,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.CompletionException;
 
 /**
  * Serves the frames of one connection. Key operations go to the {@link SkiService} and are answered when they
@@ -113,7 +112,7 @@ final class KeylessRequestHandler extends ChannelInboundHandlerAdapter {
             requestLog.answered(caller, request.method(), request.spki(), null, System.nanoTime() - start);
             return;
         }
-        SkiError error = errorOf(failure);
+        SkiError error = SkiException.errorOf(failure);
         if (error == SkiError.UNSPECIFIED_ERROR) {
             log.warn("Keyless {} from {} on {} failed: {}", request.method().wireName(), caller.name(), request.spki(),
                     failure instanceof SkiException ? failure.getMessage() : failure.toString());
@@ -122,11 +121,6 @@ final class KeylessRequestHandler extends ChannelInboundHandlerAdapter {
         requestLog.answered(caller, request.method(), request.spki(), error, System.nanoTime() - start);
     }
 
-    private static SkiError errorOf(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        return cause instanceof SkiException ski ? ski.error() : SkiError.UNSPECIFIED_ERROR;
-    }
 
     private static void answer(ChannelHandlerContext ctx, int id, KeylessOpcode opcode, byte[] payload) {
         ByteBuf out = ctx.alloc().ioBuffer(KeylessCodec.answerLength(payload));
