@@ -109,7 +109,8 @@ final class EdgeFixture implements AutoCloseable {
     static KeyServerConfig keyServerConfig(Path data, int port) throws IOException {
         return KeyServerConfig.from(new ConfigSource(Map.of("data", data.toString(),
                 "listen", "127.0.0.1:" + port, "admin.listen", "127.0.0.1:0", "keys.expected", "1024",
-                "store.memory", "8m", "io.threads", "1", "crypto.workers", "2", "warmup.exercise", "0s"), Map.of(),
+                "store.memory", "8m", "io.threads", "1", "crypto.workers", "2", "warmup.exercise", "0s",
+                "dev", "true"), Map.of(),
                 null));
     }
 

@@ -3,6 +3,7 @@ package io.elastikey.keyserver;
 import io.elastikey.protocol.admin.AdminServer;
 import io.elastikey.keyserver.admin.GovernorMetrics;
 import io.elastikey.keyserver.admin.KeyServerMetrics;
+import io.elastikey.keyserver.admin.ReloadMetrics;
 import io.elastikey.keyserver.audit.AuditLog;
 import io.elastikey.keyserver.authz.ClientIdentity;
 import io.elastikey.keyserver.authz.LivePolicy;
@@ -17,6 +18,7 @@ import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.keyserver.governor.ScaleUpClientFactory;
 import io.elastikey.keyserver.governor.ScaleUpClients;
 import io.elastikey.keyserver.http.KeyServerInitializer;
+import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
@@ -99,7 +101,7 @@ public final class KeyServer implements AutoCloseable {
     }
 
     private void startParts() throws Exception {
-        DevelopmentSetup.prepare(config);
+        StartupChecks.run(config);
         provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()), config.nativeP256());
         log.info("crypto provider: {}", provider.description());
         repository = started(KeyRepository.open(config, provider.keyParser()));
@@ -136,6 +138,7 @@ public final class KeyServer implements AutoCloseable {
         KeyServerMetrics metrics = new KeyServerMetrics();
         new CryptoMetrics(engine, provider).bindTo(metrics.registry());
         bindGauges(metrics, audit, tls);
+        ReloadMetrics.bind(metrics, policy, tls);
         if (governor != null) {
             GovernorMetrics.bind(metrics, governor);
         }
@@ -151,14 +154,13 @@ public final class KeyServer implements AutoCloseable {
                 throw new IllegalStateException("unreadable client certificate", e);
             }
         };
-        channel = new ServerBootstrap()
+        channel = Listeners.bind("listen", config.listen(), new ServerBootstrap()
                 .group(acceptors, io)
                 .channel(Transports.serverChannelFor(io))
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new KeyServerInitializer(config, tls, metrics, callers, service,
-                        new AuditingRequestLog(metrics, audit)))
-                .bind(config.listen()).sync().channel();
+                        new AuditingRequestLog(metrics, audit))));
         started(() -> channel.close().syncUninterruptibly());
         admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
                 () -> ready && repository.storeAvailable()));

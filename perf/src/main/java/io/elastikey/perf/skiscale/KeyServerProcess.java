@@ -69,7 +69,7 @@ final class KeyServerProcess implements AutoCloseable {
         Path gcLog = outDir.resolve(name + "-gc.log").toAbsolutePath();
         Path logback = writeLogbackConfig(outDir);
         Path log = outDir.resolve(name + ".log");
-        List<String> command = new ArrayList<>(List.of(elastikey.toString(), "keyserver", "--data", dataDir.toString(),
+        List<String> command = new ArrayList<>(List.of(elastikey.toString(), "keyserver", "--dev", "--data", dataDir.toString(),
                 "--set", "keys.expected=" + expectedKeys, "--set", "listen=127.0.0.1:" + skiPort,
                 "--set", "admin.listen=127.0.0.1:" + admin));
         settings.forEach(setting -> command.addAll(List.of("--set", setting)));

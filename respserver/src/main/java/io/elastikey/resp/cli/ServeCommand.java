@@ -1,6 +1,7 @@
 // ServeCommand -- `elastikey store serve`: an ElasticStore behind a RESP server until SIGTERM or Ctrl-C.
 package io.elastikey.resp.cli;
 
+import io.elastikey.protocol.config.SettingPaths;
 import io.elastikey.resp.RespLimits;
 import io.elastikey.resp.RespServer;
 import io.elastikey.store.elastic.ElasticStore;
@@ -43,6 +44,7 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         InetSocketAddress address = hostPort(listen);
+        SettingPaths.requireWritableDirectory("--data", store.config().directory(), "the store's data directory");
         ElasticStore elastic = ElasticStore.open(store.config());
         RespLimits limits = RespLimits.defaults(elastic.maxValueSize()).withMaxConnections(maxConnections)
                 .withIdleTimeout(Duration.ofSeconds(idleSeconds)).withWorkerThreads(workers);
