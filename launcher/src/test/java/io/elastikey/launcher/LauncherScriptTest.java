@@ -84,8 +84,10 @@ class LauncherScriptTest {
         try {
             await("the first command's build started", () -> Files.exists(home.resolve("build-started")));
             second = start(caller, "second", script, "--version");
-            await("the second command waits for the first one's build",
-                    () -> Files.readString(caller.resolve("second.err")).contains("waiting for it to finish"));
+            await("the second command waits for the first one's build", () -> {
+                assertThat(Files.readAllLines(home.resolve("builds.log"))).as("builds running").hasSize(1);
+                return Files.readString(caller.resolve("second.err")).contains("waiting for it to finish");
+            });
             Files.createFile(home.resolve("build-release"));
 
             assertThat(finish(first)).as(output(caller, "first")).isZero();
@@ -171,7 +173,10 @@ class LauncherScriptTest {
         return Files.readString(directory.resolve(name + ".out")) + Files.readString(directory.resolve(name + ".err"));
     }
 
-    /** Polls {@code condition} until it holds; gives up after a minute. Nothing is asserted about time. */
+    /**
+     * Polls {@code condition} until it holds (an assertion in it fails at once); gives up after a minute. Nothing is
+     * asserted about time.
+     */
     private static void await(String what, Callable<Boolean> condition) throws Exception {
         long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
         while (System.nanoTime() < deadline) {
