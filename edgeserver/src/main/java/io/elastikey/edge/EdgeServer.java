@@ -15,6 +15,7 @@ import io.elastikey.edge.tls.TicketKeySource;
 import io.elastikey.edge.tls.KeyOperations;
 import io.elastikey.edge.tls.RemoteKeyMethod;
 import io.elastikey.protocol.admin.AdminServer;
+import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.config.FileWatcher;
 import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
@@ -76,6 +77,7 @@ public final class EdgeServer implements AutoCloseable {
     }
 
     private void startParts(KeyOperations override) throws Exception {
+        EdgeStartupChecks.run(config, override == null);
         EventLoopGroup acceptors = Transports.newGroup(1, true, "edge-accept");
         EventLoopGroup io = Transports.newGroup(config.ioThreads(), true, "edge-io");
         started(() -> {
@@ -108,13 +110,12 @@ public final class EdgeServer implements AutoCloseable {
         ContentHandler content = new ContentHandler(cache, origin, errors);
         EdgeGauges.bind(metrics, tls, cache);
 
-        channel = new ServerBootstrap()
+        channel = Listeners.bind("listen", config.listen(), new ServerBootstrap()
                 .group(acceptors, io)
                 .channel(Transports.serverChannelFor(io))
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new EdgeInitializer(config, tls, metrics, errors, () -> content))
-                .bind(config.listen()).sync().channel();
+                .childHandler(new EdgeInitializer(config, tls, metrics, errors, () -> content)));
         started(() -> channel.close().syncUninterruptibly());
         BooleanSupplier keyServers = keyServersUp;
         admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,

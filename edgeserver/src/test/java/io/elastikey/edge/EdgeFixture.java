@@ -114,8 +114,8 @@ final class EdgeFixture implements AutoCloseable {
     static KeyServerConfig keyServerConfig(Path data, int port, Map<String, String> extra) throws IOException {
         Map<String, String> settings = new HashMap<>(Map.of("data", data.toString(),
                 "listen", "127.0.0.1:" + port, "admin.listen", "127.0.0.1:0", "keyless.listen", "127.0.0.1:0",
-                "keys.expected", "1024",
-                "store.memory", "8m", "io.threads", "1", "crypto.workers", "2", "warmup.exercise", "0s"));
+                "keys.expected", "1024", "store.memory", "8m", "io.threads", "1", "crypto.workers", "2",
+                "warmup.exercise", "0s", "dev", "true"));
         settings.putAll(extra);
         return KeyServerConfig.from(new ConfigSource(settings, Map.of(), null));
     }

@@ -78,7 +78,8 @@ public final class Benchmarks implements Callable<Integer> {
             + "async:libPath=/path/libasyncProfiler.so;output=flat.")
     List<String> profilers = new ArrayList<>();
 
-    @Option(names = "--result", paramLabel = "FILE", defaultValue = "jmh-result.json",
+    @Option(names = "--result", paramLabel = "FILE",
+            defaultValue = "${sys:elastikey.home:-${sys:user.dir}}/jmh-result.json",
             description = "JSON results file (default: ${DEFAULT-VALUE}).")
     String result;
 

@@ -2,6 +2,7 @@
 package io.elastikey.resp;
 
 import io.elastikey.protocol.net.ConnectionLimiter;
+import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.store.KeyValueStore;
 import io.netty.bootstrap.ServerBootstrap;
@@ -66,14 +67,13 @@ public final class RespServer implements AutoCloseable {
             AccessControl access = new AccessControl(options.users());
             ServerCommands server = new ServerCommands(store, port::get, limiter::open, access);
             CommandRunner runner = new CommandRunner(new StoreCommands(store, options.resizeBounds()), server, access);
-            Channel channel = new ServerBootstrap()
+            Channel channel = Listeners.bind("--resp", address, new ServerBootstrap()
                     .group(group)
                     .channel(Transports.serverChannelFor(group))
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                    .childHandler(new RespInitializer(limits, limiter, runner, workers, access, options.tls()))
-                    .bind(address).sync().channel();
+                    .childHandler(new RespInitializer(limits, limiter, runner, workers, access, options.tls())));
             port.set(((InetSocketAddress) channel.localAddress()).getPort());
             LOG.info("RESP server on {} ({}, {} read and {} write threads, {}, {}, {})", channel.localAddress(),
                     Transports.name(group), limits.readThreads(), limits.workerThreads(),

@@ -14,8 +14,10 @@ import java.security.cert.CertificateException;
 
 /**
  * What the server creates on first start when it runs on the defaults: a development PKI in
- * {@code <data>/pki} and a policy granting that PKI's client certificate every key. Both are
- * logged loudly; neither is created when the operator configured their own files.
+ * {@code <data>/pki}, and, only when asked with {@code dev = true} ({@code keyserver --dev}), a policy
+ * granting that PKI's client certificate every key. Both are logged loudly; neither is created when the
+ * operator configured their own files, and a {@code policy} path the operator gave is never created: a
+ * typo there must stop the server, not grant everything.
  */
 final class DevelopmentSetup {
     private static final Logger log = LoggerFactory.getLogger(DevelopmentSetup.class);
@@ -24,7 +26,6 @@ final class DevelopmentSetup {
     }
 
     static void prepare(KeyServerConfig config) throws IOException, GeneralSecurityException {
-        Files.createDirectories(config.dataDir());
         if (!config.usesDevelopmentPki()) {
             return;
         }
@@ -34,7 +35,7 @@ final class DevelopmentSetup {
             log.warn("created a DEVELOPMENT PKI in {} (set tls.certificate, tls.key and tls.client-ca for production)",
                     pki.directory());
         }
-        if (!Files.exists(config.policyFile())) {
+        if (config.dev() && !config.policyGiven() && !Files.exists(config.policyFile())) {
             writeDevelopmentPolicy(config, pki);
         }
     }
@@ -43,7 +44,7 @@ final class DevelopmentSetup {
             CertificateException {
         ClientIdentity client = ClientIdentity.of(pki.client().certificate());
         String policy = """
-                # Written by the key server on first start with the development PKI.
+                # Written by the key server started with --dev (dev = true) and the development PKI.
                 # It lets the development client certificate (%s) use every key
                 # and fetch the session-ticket keys edges share.
                 # Replace it with your own rules: see docs/authorization.md.
@@ -53,6 +54,7 @@ final class DevelopmentSetup {
                   allow tickets
                 """.formatted(pki.directory().resolve(DevPki.CLIENT_CERTIFICATE), client.fingerprint());
         Files.writeString(config.policyFile(), policy, StandardCharsets.UTF_8);
-        log.warn("created a DEVELOPMENT policy {} granting the dev client every key", config.policyFile());
+        log.warn("DEVELOPMENT MODE (dev = true): created an ALLOW-ALL policy {} granting the development client "
+                + "certificate every key; not for production", config.policyFile());
     }
 }

@@ -3,6 +3,7 @@ package io.elastikey.keyserver;
 import io.elastikey.protocol.admin.AdminServer;
 import io.elastikey.keyserver.admin.GovernorMetrics;
 import io.elastikey.keyserver.admin.KeyServerMetrics;
+import io.elastikey.keyserver.admin.ReloadMetrics;
 import io.elastikey.keyserver.audit.AuditLog;
 import io.elastikey.keyserver.authz.ClientIdentity;
 import io.elastikey.keyserver.authz.LivePolicy;
@@ -19,6 +20,7 @@ import io.elastikey.keyserver.governor.ScaleUpClients;
 import io.elastikey.keyserver.http.KeyServerInitializer;
 import io.elastikey.keyserver.keyless.KeylessInitializer;
 import io.elastikey.keyserver.audit.ClientProtocol;
+import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
@@ -106,7 +108,7 @@ public final class KeyServer implements AutoCloseable {
     }
 
     private void startParts() throws Exception {
-        DevelopmentSetup.prepare(config);
+        StartupChecks.run(config);
         provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()), config.nativeP256());
         log.info("crypto provider: {}", provider.description());
         repository = started(KeyRepository.open(config, provider.keyParser()));
@@ -143,6 +145,7 @@ public final class KeyServer implements AutoCloseable {
         KeyServerMetrics metrics = new KeyServerMetrics();
         new CryptoMetrics(engine, provider).bindTo(metrics.registry());
         bindGauges(metrics, audit, tls);
+        ReloadMetrics.bind(metrics, policy, tls);
         if (governor != null) {
             GovernorMetrics.bind(metrics, governor);
         }
@@ -161,10 +164,10 @@ public final class KeyServer implements AutoCloseable {
         TicketKeyService ticketKeys = new TicketKeyService(new TicketKeySchedule(
                 repository.derivedSecret("session ticket keys v1"), config.ticketRotation(), System::currentTimeMillis),
                 identity -> policy.current().grantsFor(identity));
-        channel = listen(acceptors, io, config.listen(), new KeyServerInitializer(config, tls, metrics, callers,
+        channel = listen(acceptors, io, "listen", config.listen(), new KeyServerInitializer(config, tls, metrics, callers,
                 service, new AuditingRequestLog(metrics, audit, ClientProtocol.SKI), ticketKeys));
         if (config.keylessListen() != null) {
-            keylessChannel = listen(acceptors, io, config.keylessListen(), new KeylessInitializer(config, tls, metrics,
+            keylessChannel = listen(acceptors, io, "keyless.listen", config.keylessListen(), new KeylessInitializer(config, tls, metrics,
                     callers, service, new AuditingRequestLog(metrics, audit, ClientProtocol.KEYLESS)));
         }
         admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
@@ -180,15 +183,14 @@ public final class KeyServer implements AutoCloseable {
     }
 
     /** Binds one request endpoint on the shared event loops; closed at {@link #close} like every started part. */
-    private Channel listen(EventLoopGroup acceptors, EventLoopGroup io, InetSocketAddress address,
+    private Channel listen(EventLoopGroup acceptors, EventLoopGroup io, String setting, InetSocketAddress address,
                            ChannelInitializer<SocketChannel> initializer) throws InterruptedException {
-        Channel bound = new ServerBootstrap()
+        Channel bound = Listeners.bind(setting, address, new ServerBootstrap()
                 .group(acceptors, io)
                 .channel(Transports.serverChannelFor(io))
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(initializer)
-                .bind(address).sync().channel();
+                .childHandler(initializer));
         started(() -> bound.close().syncUninterruptibly());
         return bound;
     }

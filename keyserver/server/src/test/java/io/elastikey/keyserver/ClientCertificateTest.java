@@ -175,6 +175,27 @@ class ClientCertificateTest {
             assertThat(request(valid)).isEqualTo(200);
         }
 
+        /**
+         * A CRL file that lost its content (a truncated download) holds no CRL at all: taken, it would end
+         * revocation checking. The reload is refused and counted, and the revoked certificate stays refused.
+         */
+        @Test
+        void emptyCrlFileKeepsTheRevocationsInForce() throws Exception {
+            byte[] good = Files.readAllBytes(crlFile);
+            double failures = fixture.metrics().value("elastikey_tls_reload_failures_total");
+            KeyServerFixture.replaceFile(crlFile, new byte[0]);
+
+            KeyServerFixture.await("the empty CRL is refused",
+                    () -> fixture.metrics().value("elastikey_tls_reload_failures_total") == failures + 1);
+            assertRefused(fixture.tls(revoked));
+            assertThat(request(valid)).isEqualTo(200);
+
+            double reloads = fixture.metrics().value("elastikey_tls_reloads_total");
+            KeyServerFixture.replaceFile(crlFile, good);
+            KeyServerFixture.await("the CRL is back",
+                    () -> fixture.metrics().value("elastikey_tls_reloads_total") > reloads);
+        }
+
         private static IssuedCertificate issue(CertificateAuthority issuer, Validity validity) throws Exception {
             return issuer.issueClient(CLIENT_NAME, List.of(), KeyType.EC_P256, validity);
         }

@@ -66,6 +66,7 @@ final class KeyServerFixture implements AutoCloseable {
         this.settings.putIfAbsent("keys.expected", "4096");
         this.settings.putIfAbsent("admin.listen", "127.0.0.1:0");
         this.settings.putIfAbsent("keyless.listen", "127.0.0.1:0");
+        this.settings.putIfAbsent("dev", "true"); // the development policy, unless a test writes its own
         this.pki = DevPki.loadOrCreate(dataDir.resolve("pki"));
     }
 

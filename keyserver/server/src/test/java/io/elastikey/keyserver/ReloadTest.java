@@ -141,6 +141,45 @@ class ReloadTest {
 
         assertThat(fixture.post(h2, goodJson()).statusCode()).isEqualTo(200);
         assertThat(fixture.post(fixture.client(HttpClient.Version.HTTP_1_1), goodJson()).statusCode()).isEqualTo(200);
+        assertThat(fixture.metrics().value("elastikey_policy_reload_failures_total")).isEqualTo(1.0);
+    }
+
+    /**
+     * An empty file is what a deploy tool leaves between truncating the policy and writing it: it must not deny
+     * every client. Nor a file of comments, nor one with several errors; each refusal is one ERROR line and one
+     * count more in /metrics, and the policy in force stays. A good file afterwards is taken again.
+     */
+    @Test
+    void emptyOrUnparsablePolicyKeepsTheLastGoodOneLogsOneLineAndIsCounted() throws Exception {
+        HttpClient h2 = fixture.client(HttpClient.Version.HTTP_2);
+        assertThat(fixture.post(h2, goodJson()).statusCode()).isEqualTo(200);
+        assertThat(fixture.metrics().value("elastikey_policy_reload_failures_total")).isZero();
+        double loadedAt = fixture.metrics().value("elastikey_policy_loaded_timestamp_seconds");
+        assertThat(loadedAt).isPositive();
+        String[] broken = {"", "\n  \n", "# everything moved to the new file\n",
+                "rule a\n  allow all\nrule b\n  client cn x\n  allow nothing\n"};
+        try (LogCapture logs = LogCapture.asConfigured()) {
+            for (int i = 0; i < broken.length; i++) {
+                fixture.writePolicy(broken[i]);
+                double failures = i + 1;
+                KeyServerFixture.await("refusal " + failures + " is counted",
+                        () -> fixture.metrics().value("elastikey_policy_reload_failures_total") == failures);
+                assertThat(fixture.post(h2, goodJson()).statusCode()).as("after %s", broken[i]).isEqualTo(200);
+            }
+            List<String> errors = logs.text().lines().filter(line -> line.contains("reloading access policy failed"))
+                    .toList();
+            assertThat(errors).hasSize(broken.length).allMatch(line -> line.contains(" ERROR "));
+            assertThat(errors.get(0)).contains("no rule");
+            assertThat(errors.get(3)).contains(":1: ", ":5: "); // both errors of the last file, on the one line
+        }
+        assertThat(fixture.post(fixture.client(HttpClient.Version.HTTP_1_1), goodJson()).statusCode()).isEqualTo(200);
+        assertThat(fixture.metrics().value("elastikey_policy_loaded_timestamp_seconds")).isEqualTo(loadedAt);
+        assertThat(fixture.metrics().value("elastikey_policy_reloads_total")).isZero();
+
+        fixture.writePolicy(policyGranting("tag elsewhere"));
+        KeyServerFixture.await("the good file is taken", () -> fixture.post(h2, goodJson()).statusCode() == 403);
+        assertThat(fixture.metrics().value("elastikey_policy_reloads_total")).isEqualTo(1.0);
+        assertThat(fixture.metrics().value("elastikey_policy_reload_failures_total")).isEqualTo(broken.length);
     }
 
     /** Writes the new key, then the new certificate, each renamed over the old file. */

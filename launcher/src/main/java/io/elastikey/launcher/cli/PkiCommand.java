@@ -26,7 +26,8 @@ public final class PkiCommand implements Runnable {
                     + "(existing files are kept and checked).")
     static final class Init implements Callable<Integer> {
 
-        @Option(names = "--pki", defaultValue = "pki", description = "Directory for the PKI files (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--pki", defaultValue = "${sys:elastikey.home:-${sys:user.dir}}/pki",
+                description = "Directory for the PKI files (default: ${DEFAULT-VALUE}).")
         Path dir;
 
         @Option(names = "--key-type", defaultValue = "ec256",

@@ -62,7 +62,8 @@ public final class SuiteDemo implements Callable<Integer> {
         String anyPort = "127.0.0.1:0";
         KeyServerConfig keyServerConfig = KeyServerConfig.from(new ConfigSource(Map.of("data", dir.toString(),
                 "listen", anyPort, "admin.listen", anyPort, "keyless.listen", anyPort, "keys.expected", "1024",
-                "store.memory", "16m"),
+                "store.memory", "16m",
+                "dev", "true"), // the demo's own development PKI, and a policy granting its client every key
                 Map.of(), null));
         try (KeyServer keyServer = KeyServer.start(keyServerConfig);
              SampleOrigin origin = SampleOrigin.start(new InetSocketAddress("127.0.0.1", 0));

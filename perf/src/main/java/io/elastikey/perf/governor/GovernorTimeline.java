@@ -70,7 +70,7 @@ public final class GovernorTimeline implements Callable<Integer> {
     private static final long HIGHEST_NANOS = TimeUnit.MINUTES.toNanos(1);
     private static final int KEY_LENGTH = BenchmarkDataset.KEY_LENGTH;
 
-    @Option(names = "--out", defaultValue = "governor-timeline",
+    @Option(names = "--out", defaultValue = "${sys:elastikey.home:-${sys:user.dir}}/governor-timeline",
             description = "Directory for governor-timeline.csv and .png (default: ${DEFAULT-VALUE}).")
     Path out;
 

@@ -69,9 +69,11 @@ final class KeyServerProcess implements AutoCloseable {
         Path gcLog = outDir.resolve(name + "-gc.log").toAbsolutePath();
         Path logback = writeLogbackConfig(outDir);
         Path log = outDir.resolve(name + ".log");
-        List<String> command = new ArrayList<>(List.of(elastikey.toString(), "keyserver", "--data", dataDir.toString(),
-                "--set", "keys.expected=" + expectedKeys, "--set", "listen=127.0.0.1:" + skiPort,
-                "--set", "admin.listen=127.0.0.1:" + admin, "--set", "keyless.listen=off"));
+        // --dev: the data set's keys come with the development PKI, whose client the load generator presents.
+        List<String> command = new ArrayList<>(List.of(elastikey.toString(), "keyserver", "--dev",
+                "--data", dataDir.toString(), "--set", "keys.expected=" + expectedKeys,
+                "--set", "listen=127.0.0.1:" + skiPort, "--set", "admin.listen=127.0.0.1:" + admin,
+                "--set", "keyless.listen=off"));
         settings.forEach(setting -> command.addAll(List.of("--set", setting)));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(log.toFile());

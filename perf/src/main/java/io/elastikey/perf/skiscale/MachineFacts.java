@@ -1,6 +1,7 @@
 // MachineFacts -- what the results say about the machine they were measured on: cores, CPU, memory, JVM, commit, load.
 package io.elastikey.perf.skiscale;
 
+import io.elastikey.protocol.config.ElastikeyHome;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -77,7 +78,9 @@ final class MachineFacts {
             String[] command = new String[args.length + 1];
             command[0] = "git";
             System.arraycopy(args, 0, command, 1, args.length);
-            Process git = new ProcessBuilder(command).redirectErrorStream(true).start();
+            // In the Elastikey directory: the launcher runs Java in the caller's directory.
+            Process git = new ProcessBuilder(command).directory(ElastikeyHome.resolve(".").toFile())
+                    .redirectErrorStream(true).start();
             String text = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             return git.waitFor() == 0 ? text : "-";
         } catch (IOException | InterruptedException e) {

@@ -195,7 +195,8 @@ public final class SkiScaleCommand implements Callable<Integer> {
             description = "JVM options of the key server, e.g. \"-Xmx4g\" (its GC log is always on).")
     String serverJavaOpts;
 
-    @Option(names = "--elastikey", paramLabel = "PATH", defaultValue = "./elastikey",
+    @Option(names = "--elastikey", paramLabel = "PATH",
+            defaultValue = "${sys:elastikey.home:-${sys:user.dir}}/elastikey",
             description = "The launcher script that runs `keys` and `keyserver` (default: ${DEFAULT-VALUE}).")
     Path elastikey;
 

@@ -1,6 +1,7 @@
 // ServeCommand -- `elastikey store serve`: an ElasticStore behind a RESP server until SIGTERM or Ctrl-C.
 package io.elastikey.resp.cli;
 
+import io.elastikey.protocol.config.SettingPaths;
 import io.elastikey.resp.RespLimits;
 import io.elastikey.resp.RespOptions;
 import io.elastikey.resp.RespServer;
@@ -47,6 +48,7 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         InetSocketAddress address = hostPort(listen);
+        SettingPaths.requireWritableDirectory("--data", store.config().directory(), "the store's data directory");
         RespOptions options = security.options(store.memoryBytes());
         ElasticStore elastic = ElasticStore.open(store.config());
         RespLimits limits = RespLimits.defaults(elastic.maxValueSize()).withMaxConnections(maxConnections)

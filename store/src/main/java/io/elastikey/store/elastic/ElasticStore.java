@@ -135,11 +135,31 @@ public final class ElasticStore implements KeyValueStore {
             return store;
         } catch (IOException e) {
             closeQuietly(lock);
-            throw new StoreException("cannot open store in " + config.directory() + ": " + e.getMessage(), e);
+            throw new StoreException("cannot open store in " + config.directory() + ": " + describe(e), e);
         } catch (RuntimeException e) {
             closeQuietly(lock);
             throw e;
         }
+    }
+
+    /**
+     * An open failure in the operating system's words and the file it concerned ("permission denied: .../LOCK"):
+     * the exceptions of {@code java.nio.file} put only the file name in their message.
+     */
+    private static String describe(IOException e) {
+        if (e instanceof java.nio.file.AccessDeniedException denied) {
+            return "permission denied: " + denied.getFile();
+        }
+        if (e instanceof java.nio.file.NoSuchFileException missing) {
+            return "no such file or directory: " + missing.getFile();
+        }
+        if (e instanceof java.nio.file.FileAlreadyExistsException exists) {
+            return "not a directory: " + exists.getFile();
+        }
+        if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason().toLowerCase(java.util.Locale.ROOT) + ": " + fs.getFile();
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
     }
 
     private void start() {

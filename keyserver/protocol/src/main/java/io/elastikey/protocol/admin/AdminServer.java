@@ -1,5 +1,6 @@
 package io.elastikey.protocol.admin;
 
+import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.net.Transports;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -29,7 +30,7 @@ public final class AdminServer implements AutoCloseable {
     public static AdminServer start(InetSocketAddress address, EventLoopGroup group, Supplier<String> scrape,
                                     BooleanSupplier ready) throws InterruptedException {
         AdminHandler handler = new AdminHandler(scrape, ready);
-        Channel channel = new ServerBootstrap()
+        ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
                 .channel(Transports.serverChannelFor(group))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -41,9 +42,8 @@ public final class AdminServer implements AutoCloseable {
                                 new HttpObjectAggregator(4096),
                                 handler);
                     }
-                })
-                .bind(address).sync().channel();
-        return new AdminServer(channel);
+                });
+        return new AdminServer(Listeners.bind("admin.listen", address, bootstrap));
     }
 
     public InetSocketAddress address() {

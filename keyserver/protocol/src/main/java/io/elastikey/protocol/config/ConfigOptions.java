@@ -22,7 +22,8 @@ public final class ConfigOptions {
 
     @Option(names = "--data", paramLabel = "DIR",
             description = "Data directory: keys, KEK, dev PKI and policy live here by default. "
-                    + "Default: ./" + DEFAULT_DATA_DIR + " (or the config file's 'data').")
+                    + "Default: " + DEFAULT_DATA_DIR + " in the Elastikey directory (or the config file's 'data'); "
+                    + "a relative DIR is relative to the current directory.")
     Path dataDir;
 
     @Option(names = "--set", paramLabel = "NAME=VALUE",
@@ -30,14 +31,26 @@ public final class ConfigOptions {
                     + "Environment variables ELASTIKEY_<NAME> override the file too.")
     Map<String, String> overrides = new LinkedHashMap<>();
 
+    /**
+     * Settings set by a command's own flags ({@link #set}). Not in {@link #overrides}: picocli replaces that map
+     * when it meets the first {@code --set}, which dropped a {@code --dev} or {@code --store} given before it.
+     */
+    private final Map<String, String> shortcuts = new LinkedHashMap<>();
+
+    /** The data directory when no layer names one: {@value #DEFAULT_DATA_DIR} in the {@link ElastikeyHome}. */
+    public static Path defaultDataDir() {
+        return ElastikeyHome.resolve(DEFAULT_DATA_DIR);
+    }
+
     /** Sets {@code name} as {@code --set name=value} would: for a command's own shortcut flags (e.g. {@code --store}). */
     public void set(String name, String value) {
-        overrides.put(name, value);
+        shortcuts.put(name, value);
     }
 
     /** The settings these options, the environment and the config file describe. */
     public ConfigSource source() {
-        Map<String, String> flags = new LinkedHashMap<>(overrides);
+        Map<String, String> flags = new LinkedHashMap<>(shortcuts);
+        flags.putAll(overrides);
         if (dataDir != null) {
             flags.put("data", dataDir.toString());
         }

@@ -78,9 +78,15 @@ public final class FileWatcher implements AutoCloseable {
                 group.reload.reload();
                 log.info("reloaded {} after a change", group.what);
             } catch (Exception e) {
-                log.error("reloading {} failed, keeping the previous one: {}", group.what, e.toString());
+                log.error("reloading {} failed, keeping the previous one: {}", group.what, oneLine(e));
             }
         }
+    }
+
+    /** The failure on one log line: a policy with several errors reports them on several lines of its message. */
+    static String oneLine(Exception e) {
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        return message.strip().replaceAll("\\s*\\R\\s*", "; ");
     }
 
     private static String fingerprint(Listing listing) {

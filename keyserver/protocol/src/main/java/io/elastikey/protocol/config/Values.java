@@ -101,6 +101,15 @@ public final class Values {
         return address;
     }
 
+    /** {@code true}, {@code yes}, {@code on} or {@code false}, {@code no}, {@code off}, in any case. */
+    public static boolean bool(String setting, String text) {
+        return switch (text.strip().toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "on" -> true;
+            case "false", "no", "off" -> false;
+            default -> throw new ConfigException(setting + ": '" + text + "' is not true or false");
+        };
+    }
+
     public static int positiveInt(String setting, String text) {
         try {
             int value = Integer.parseInt(text.strip());

@@ -6,24 +6,54 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The access policy in force, replaced as a whole when the policy file changes. Connections
  * resolve their grants against it lazily: after a reload, a connection's next request is
  * judged by the new policy, so revoking a client's grant takes effect without reconnecting.
+ *
+ * <p>A file that does not load keeps the policy in force: one with errors, and one with no rule at
+ * all. An empty file is what a deploy tool leaves between truncating and writing, or what a failed
+ * copy leaves; taking it would deny every client until someone notices. So a policy file must hold at
+ * least one rule, at start as on reload (to revoke every client at once, grant a tag no key carries).
+ * Failed reloads are counted and the time of the last good load is kept, for the metrics.
  */
 public final class LivePolicy {
     private final Path file;
     private volatile AccessPolicy current;
+    private final AtomicLong reloads = new AtomicLong();
+    private final AtomicLong failedReloads = new AtomicLong();
+    private volatile long loadedAtMillis;
 
     public LivePolicy(Path file) throws IOException {
         this.file = file;
-        this.current = AccessPolicy.load(file);
+        this.current = load(file);
+        this.loadedAtMillis = System.currentTimeMillis();
     }
 
-    /** Loads the file again; on a parse error the old policy stays and the error propagates. */
+    /**
+     * Loads the file again; when it has errors or no rule, the old policy stays, the failure is counted and the
+     * error propagates.
+     */
     public void reload() throws IOException {
-        current = AccessPolicy.load(file);
+        try {
+            current = load(file);
+        } catch (IOException | RuntimeException e) {
+            failedReloads.incrementAndGet();
+            throw e;
+        }
+        loadedAtMillis = System.currentTimeMillis();
+        reloads.incrementAndGet();
+    }
+
+    private static AccessPolicy load(Path file) throws IOException {
+        AccessPolicy policy = AccessPolicy.load(file);
+        if (policy.ruleCount() == 0) {
+            throw new IOException(file + ": the policy has no rule (the file is empty or only comments), which "
+                    + "would deny every client; a policy file needs at least one rule (docs/authorization.md)");
+        }
+        return policy;
     }
 
     public AccessPolicy current() {
@@ -32,6 +62,21 @@ public final class LivePolicy {
 
     public Path file() {
         return file;
+    }
+
+    /** Reloads that replaced the policy since start. */
+    public long reloads() {
+        return reloads.get();
+    }
+
+    /** Reloads refused since start (errors, no rule, unreadable file); the policy in force stayed. */
+    public long failedReloads() {
+        return failedReloads.get();
+    }
+
+    /** When the policy in force was loaded, in milliseconds since the epoch. */
+    public long loadedAtMillis() {
+        return loadedAtMillis;
     }
 
     /** The grants of {@code client}, re-resolved whenever the policy has been replaced. */

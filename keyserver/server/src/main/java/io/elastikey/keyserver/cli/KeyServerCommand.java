@@ -14,10 +14,11 @@ import java.util.concurrent.CountDownLatch;
 @Command(name = "keyserver", mixinStandardHelpOptions = true,
         description = {"Serve SKI (JSON over HTTPS, mutual TLS, HTTP/1.1 and HTTP/2) with the keys in the data "
                 + "directory.",
-                "With no configuration: ./elastikey-data, 127.0.0.1:8443, admin on 127.0.0.1:9080, and a dev PKI, "
-                        + "KEK and policy created on first start. Settings: docs/keyserver.md."},
+                "With no configuration: elastikey-data in the Elastikey directory, 127.0.0.1:8443, admin on "
+                        + "127.0.0.1:9080, a dev PKI and KEK created on first start; --dev also writes a policy "
+                        + "granting the dev client every key. Settings: docs/keyserver.md."},
         footer = {"", "Examples:",
-                "  ./elastikey keyserver",
+                "  ./elastikey keyserver --dev",
                 "  ./elastikey keyserver --data /var/lib/elastikey --set listen=:8443 --set crypto.workers=8",
                 "  ./elastikey keyserver --store 'redis://127.0.0.1:6379?prefix=ek:'",
                 "  ELASTIKEY_TLS_CRL=/etc/elastikey/clients.crl ./elastikey keyserver --config keyserver.conf"})
@@ -30,6 +31,15 @@ public final class KeyServerCommand implements Callable<Integer> {
                     + "<data>/keys) or a Redis URI, e.g. redis://127.0.0.1:6379?prefix=ek: (docs/redis.md).")
     void store(String location) {
         options.set("store", location);
+    }
+
+    @Option(names = "--dev",
+            description = "Development mode (the 'dev' setting): on a start with the development PKI and no policy "
+                    + "file, write one granting the development client every key. Never for production.")
+    void dev(boolean on) {
+        if (on) { // not "false" when absent: ELASTIKEY_DEV or the config file may still turn it on
+            options.set("dev", "true");
+        }
     }
 
     @Override

@@ -19,8 +19,8 @@ import java.util.Locale;
  * a bad value fails at start with the setting's name, never later and never silently clamped.
  *
  * <p>All paths default to places under {@link #dataDir()}, so {@code --data DIR} alone is a
- * working configuration: the server creates a development PKI, a key-encryption key and a
- * policy granting the development client every key there on first start. Production
+ * working configuration: the server creates a development PKI and a key-encryption key there on
+ * first start, and with {@code dev = true} a policy granting the development client every key. Production
  * deployments set {@code tls.*}, {@code policy} and {@code kek.file} to their own files.
  * The settings and their defaults are listed in docs/keyserver.md and by {@code --help}.
  */
@@ -43,6 +43,8 @@ public final class KeyServerConfig {
     private final TlsProvider tlsProvider;
     private final Duration reloadInterval;
     private final Path policyFile;
+    private final boolean policyGiven;
+    private final boolean dev;
     private final Path kekFile;
     private final long keyCacheBytes;
     private final Duration warmupExercise;
@@ -74,7 +76,7 @@ public final class KeyServerConfig {
     public enum TlsProvider { AUTO, OPENSSL, JDK }
 
     private KeyServerConfig(ConfigSource source) {
-        dataDir = Path.of(or(source.get("data"), DEFAULT_DATA_DIR)).toAbsolutePath().normalize();
+        dataDir = path(source, "data", ConfigOptions.defaultDataDir());
         listen = Values.address("listen", or(source.get("listen"), "127.0.0.1:8443"));
         adminListen = Values.address("admin.listen", or(source.get("admin.listen"), "127.0.0.1:9080"));
         String keyless = or(source.get("keyless.listen"), "127.0.0.1:2407").strip();
@@ -93,6 +95,8 @@ public final class KeyServerConfig {
         tlsProvider = enumValue(TlsProvider.class, "tls.provider", or(source.get("tls.provider"), "auto"));
         reloadInterval = Values.duration("tls.reload-interval", or(source.get("tls.reload-interval"), "2s"));
         policyFile = path(source, "policy", dataDir.resolve("policy.conf"));
+        policyGiven = source.get("policy") != null;
+        dev = Values.bool("dev", or(source.get("dev"), "false"));
         kekFile = path(source, "kek.file", dataDir.resolve("kek"));
         keyCacheBytes = keyCacheBytes(or(source.get("keys.cache"), DEFAULT_KEY_CACHE));
         warmupExercise = Values.duration("warmup.exercise", or(source.get("warmup.exercise"), "5s"));
@@ -268,6 +272,14 @@ public final class KeyServerConfig {
     public TlsProvider tlsProvider() { return tlsProvider; }
     public Duration reloadInterval() { return reloadInterval; }
     public Path policyFile() { return policyFile; }
+    /** Whether a layer named the policy file: then it must exist; only the default may be created ({@link #dev}). */
+    public boolean policyGiven() { return policyGiven; }
+    /**
+     * {@code dev} ({@code keyserver --dev}): on a start with the development PKI and no file at the default policy
+     * path, write a policy granting the development client every key. Off by default: an allow-all policy is never
+     * written unasked.
+     */
+    public boolean dev() { return dev; }
     public Path kekFile() { return kekFile; }
     /** The memory the parsed-key cache may take, heap and native together; 0 when disabled. */
     public long keyCacheBytes() { return keyCacheBytes; }

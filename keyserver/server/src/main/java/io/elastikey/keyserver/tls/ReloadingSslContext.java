@@ -10,16 +10,19 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The server's current TLS context, rebuilt when its certificate, key, CA bundle or CRL file
  * changes. New connections use the newest context; open connections keep the one they
- * handshook with, so a reload drops nothing.
+ * handshook with, so a reload drops nothing. A reload that fails keeps the context in use and is
+ * counted ({@link #failures}).
  */
 public final class ReloadingSslContext {
     private final KeyServerConfig config;
     private volatile SslContext current;
     private volatile long generation;
+    private final AtomicLong failures = new AtomicLong();
 
     public ReloadingSslContext(KeyServerConfig config) throws IOException, GeneralSecurityException {
         this.config = config;
@@ -38,7 +41,12 @@ public final class ReloadingSslContext {
     /** Builds a new context from the files; on failure the old one stays in use. */
     public void reload() throws IOException, GeneralSecurityException {
         SslContext old = current;
-        current = ServerTlsContexts.build(config);
+        try {
+            current = ServerTlsContexts.build(config);
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            failures.incrementAndGet();
+            throw e;
+        }
         generation++;
         // Engines made from the old context hold their own references (OpenSSL contexts are
         // reference counted), so open connections keep working after this release.
@@ -47,6 +55,11 @@ public final class ReloadingSslContext {
 
     public SslContext current() {
         return current;
+    }
+
+    /** Reloads that failed (a missing, unreadable or broken file); the context in use stayed. */
+    public long failures() {
+        return failures.get();
     }
 
     /** How many times the context has been rebuilt; exported as a metric. */

@@ -3,6 +3,8 @@ package io.elastikey.keyserver.tls;
 import io.elastikey.protocol.config.ConfigException;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.config.KeyServerConfig.TlsProvider;
+import io.elastikey.protocol.config.SettingPaths;
+import io.elastikey.protocol.pki.PemException;
 import io.elastikey.protocol.pki.PemFiles;
 import io.netty.handler.codec.http2.Http2SecurityUtil;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
@@ -21,6 +23,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CRL;
+import java.security.cert.CRLException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509CRL;
 import java.security.cert.X509Certificate;
@@ -60,18 +63,19 @@ public final class ServerTlsContexts {
 
     /** A new server context from the files {@code config} names. */
     public static SslContext build(KeyServerConfig config) throws IOException, GeneralSecurityException {
-        List<X509Certificate> chain = PemFiles.readCertificates(config.tlsCertificate());
+        List<X509Certificate> chain = read("tls.certificate", config.tlsCertificate(), PemFiles::readCertificates);
         if (chain.isEmpty()) {
             throw new ConfigException("tls.certificate " + config.tlsCertificate() + " holds no certificate");
         }
-        List<X509Certificate> authorities = PemFiles.readCertificates(config.tlsClientCa());
+        List<X509Certificate> authorities = read("tls.client-ca", config.tlsClientCa(), PemFiles::readCertificates);
         if (authorities.isEmpty()) {
             throw new ConfigException("tls.client-ca " + config.tlsClientCa() + " holds no certificate");
         }
-        List<X509CRL> crls = config.tlsCrl() == null ? List.of() : readCrls(config.tlsCrl(), authorities);
+        List<X509CRL> crls = config.tlsCrl() == null ? List.of()
+                : read("tls.crl", config.tlsCrl(), file -> readCrls(file, authorities));
         SslProvider provider = provider(config.tlsProvider());
         X509ExtendedTrustManager trust = trustManager(authorities, crls);
-        return SslContextBuilder.forServer(PemFiles.readPrivateKey(config.tlsKey()), chain)
+        return SslContextBuilder.forServer(read("tls.key", config.tlsKey(), PemFiles::readPrivateKey), chain)
                 .sslProvider(provider)
                 .trustManager(provider == SslProvider.OPENSSL ? new AlertingTrustManager(trust) : trust)
                 .clientAuth(ClientAuth.REQUIRE)
@@ -102,7 +106,27 @@ public final class ServerTlsContexts {
         throw new GeneralSecurityException("the JDK offers no X.509 trust manager");
     }
 
-    /** The CRLs in {@code file} (PEM or DER), each verified against the CA that issued it. */
+    /** One file a setting names, read by {@code reader}; a failure names the setting, the file and why. */
+    private static <T> T read(String setting, Path file, FileReader<T> reader)
+            throws IOException, GeneralSecurityException {
+        try {
+            return reader.read(file);
+        } catch (PemException e) {
+            throw new ConfigException(setting + " " + e.getMessage(), e); // the message starts with the file
+        } catch (IOException e) {
+            throw new ConfigException(setting + ": cannot read " + file + ": " + SettingPaths.reason(e, file), e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface FileReader<T> {
+        T read(Path file) throws IOException, GeneralSecurityException;
+    }
+
+    /**
+     * The CRLs in {@code file} (PEM or DER), each verified against the CA that issued it. A file without any is
+     * refused: it is what a truncated download leaves, and taking it would turn revocation checking off.
+     */
     static List<X509CRL> readCrls(Path file, List<X509Certificate> authorities)
             throws IOException, GeneralSecurityException {
         List<X509CRL> crls = new ArrayList<>();
@@ -110,6 +134,11 @@ public final class ServerTlsContexts {
             for (CRL crl : CertificateFactory.getInstance("X.509").generateCRLs(in)) {
                 crls.add((X509CRL) crl);
             }
+        } catch (CRLException e) {
+            throw new ConfigException("tls.crl " + file + ": not a CRL (PEM or DER): " + e.getMessage(), e);
+        }
+        if (crls.isEmpty()) {
+            throw new ConfigException("tls.crl " + file + " holds no CRL; revocation would no longer be checked");
         }
         for (X509CRL crl : crls) {
             X509Certificate issuer = authorities.stream()

@@ -62,7 +62,8 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
             description = "cgroup actuator: proc file system root (default: ${DEFAULT-VALUE}).")
     Path procRoot;
 
-    @Option(names = "--data", paramLabel = "DIR", defaultValue = "elastikey-data",
+    @Option(names = "--data", paramLabel = "DIR",
+            defaultValue = "${sys:elastikey.home:-${sys:user.dir}}/elastikey-data",
             description = "Data directory; the ledger defaults to DIR/scaleupd/ledger.json (default: ${DEFAULT-VALUE}).")
     Path data;
 
