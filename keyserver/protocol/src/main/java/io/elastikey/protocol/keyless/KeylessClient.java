@@ -1,6 +1,7 @@
 // KeylessClient -- asynchronous Keyless over mutual TLS: pipelined requests on a few connections, with timeouts.
 package io.elastikey.protocol.keyless;
 
+import io.elastikey.protocol.net.ClientEventLoops;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.protocol.ski.KeyServerClient;
 import io.elastikey.protocol.ski.SkiClientOptions;
@@ -11,7 +12,6 @@ import io.elastikey.protocol.ski.SkiTransportException.Kind;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,8 +42,8 @@ public final class KeylessClient implements KeyServerClient {
 
     private final InetSocketAddress server;
     private final SkiClientOptions options;
+    private final ClientEventLoops loops;
     private final EventLoopGroup group;
-    private final boolean ownsGroup;
     private final KeylessConnection[] connections;
     private final AtomicInteger next = new AtomicInteger();
     private final AtomicInteger outstandingCount = new AtomicInteger();
@@ -56,9 +56,9 @@ public final class KeylessClient implements KeyServerClient {
         }
         this.server = server;
         this.options = options;
-        this.ownsGroup = options.eventLoopGroup() == null;
-        this.group = ownsGroup ? Transports.newGroup(options.eventLoopThreads(), options.preferNativeTransport(),
-                "keyless-client") : options.eventLoopGroup();
+        this.loops = new ClientEventLoops(options.eventLoopGroup(), options.eventLoopThreads(),
+                options.preferNativeTransport(), "keyless-client");
+        this.group = loops.group();
         this.timeoutNanos = options.requestTimeout().toNanos();
         String serverName = options.serverName() != null ? options.serverName() : server.getHostString();
         this.connections = new KeylessConnection[options.connections()];
@@ -172,16 +172,7 @@ public final class KeylessClient implements KeyServerClient {
         for (KeylessConnection connection : connections) {
             connection.close();
         }
-        if (ownsGroup) {
-            Future<?> terminated = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-            boolean onLoop = false;
-            for (EventExecutor executor : group) {
-                onLoop |= executor.inEventLoop();
-            }
-            if (!onLoop) {
-                terminated.awaitUninterruptibly(5, TimeUnit.SECONDS);
-            }
-        }
+        loops.close();
     }
 
     @Override

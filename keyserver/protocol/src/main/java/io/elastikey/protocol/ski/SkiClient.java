@@ -1,6 +1,7 @@
 // SkiClient -- asynchronous SKI over mutual TLS: HTTP/2 streams or HTTP/1.1 keep-alive, pooled, with timeouts.
 package io.elastikey.protocol.ski;
 
+import io.elastikey.protocol.net.ClientEventLoops;
 import io.elastikey.protocol.net.Transports;
 
 import java.net.InetSocketAddress;
@@ -24,7 +25,6 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.ssl.ReferenceCountedOpenSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 
 /**
@@ -53,8 +53,8 @@ public final class SkiClient implements KeyServerClient {
 
     private final InetSocketAddress server;
     private final SkiClientOptions options;
+    private final ClientEventLoops loops;
     private final EventLoopGroup group;
-    private final boolean ownsGroup;
     private final ExchangePool pool;
     private final long timeoutNanos;
     private final AtomicInteger outstandingCount = new AtomicInteger();
@@ -67,9 +67,9 @@ public final class SkiClient implements KeyServerClient {
         }
         this.server = server;
         this.options = options;
-        this.ownsGroup = options.eventLoopGroup() == null;
-        this.group = ownsGroup ? Transports.newGroup(options.eventLoopThreads(), options.preferNativeTransport(),
-                "ski-client") : options.eventLoopGroup();
+        this.loops = new ClientEventLoops(options.eventLoopGroup(), options.eventLoopThreads(),
+                options.preferNativeTransport(), "ski-client");
+        this.group = loops.group();
         this.timeoutNanos = options.requestTimeout().toNanos();
         Connector connector = new Connector(group, sslContext, server, options);
         this.pool = options.httpVersion() == SkiHttpVersion.HTTP_2
@@ -190,21 +190,7 @@ public final class SkiClient implements KeyServerClient {
             exchange.fail(Kind.CLIENT_CLOSED, "client closed", null);
         }
         pool.close();
-        if (ownsGroup) {
-            Future<?> terminated = group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-            if (!isEventLoopThread()) {
-                terminated.awaitUninterruptibly(5, TimeUnit.SECONDS);
-            }
-        }
-    }
-
-    private boolean isEventLoopThread() {
-        for (EventExecutor executor : group) {
-            if (executor.inEventLoop()) {
-                return true;
-            }
-        }
-        return false;
+        loops.close();
     }
 
     @Override
