@@ -37,6 +37,7 @@ class AuditEventTest {
                 Map.entry("time", Instant.class),
                 Map.entry("client", ClientIdentity.class),
                 Map.entry("remote", SocketAddress.class),
+                Map.entry("protocol", ClientProtocol.class),
                 Map.entry("keyId", String.class),
                 Map.entry("method", SkiMethod.class),
                 Map.entry("error", SkiError.class),

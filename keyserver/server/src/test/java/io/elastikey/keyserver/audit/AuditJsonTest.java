@@ -85,6 +85,33 @@ class AuditJsonTest {
     }
 
     @Test
+    void everyControlCharacterAndNonAsciiNameSurvivesAsTheSameText() throws Exception {
+        StringBuilder all = new StringBuilder();
+        for (char c = 0; c < 0x20; c++) {
+            all.append(c);
+        }
+        all.append("\"\\/ é 鍵 \u2028 \uD83D\uDD11");
+        StringBuilder line = new StringBuilder();
+
+        AuditJson.appendString(line, all.toString());
+
+        assertThat(line.toString()).doesNotContain("\n").doesNotContain("\r");
+        assertThat(JSON.readTree("{\"v\":" + line + "}").get("v").asText()).isEqualTo(all.toString());
+    }
+
+    @Test
+    void theTimeHasMicrosecondsAndIsRightAcrossSeconds() throws Exception {
+        for (Instant time : List.of(Instant.parse("2026-11-21T15:49:27.000001Z"),
+                Instant.parse("2026-11-21T15:49:27.999999Z"), Instant.parse("2026-11-21T15:49:28Z"),
+                Instant.parse("1999-12-31T23:59:59.5Z"))) {
+            AuditEvent event = new AuditEvent(time, null, null, ClientProtocol.SKI, null, null, null, 1);
+            assertThat(JSON.readTree(AuditJson.format(event)).get("time").asText())
+                    .isEqualTo(java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'")
+                            .withZone(java.time.ZoneOffset.UTC).format(time));
+        }
+    }
+
+    @Test
     void aHostileCommonNameCannotBreakTheLine() throws Exception {
         CertificateAuthority ca = CertificateAuthority.create("CA", KeyType.EC_P256, Validity.days(1));
         ClientIdentity hostile = ClientIdentity.of(ca.issueClient("x\",\"result\":\"ok\\", List.of(),
