@@ -26,7 +26,8 @@ class SkiLoadGeneratorOptionsTest {
     void defaultsAreAnOpenLoopOfEcdheOverHttp2() {
         SkiLoadGenerator generator = parse();
 
-        assertThat(generator.method).isEqualTo(SkiMethod.ECDHE);
+        assertThat(generator.method()).isEqualTo(SkiMethod.ECDHE);
+        assertThat(generator.protocol).isEqualTo(SkiLoadGenerator.Protocol.SKI);
         assertThat(generator.hash).isEqualTo(SkiHash.SHA256);
         assertThat(generator.http).isEqualTo(SkiHttpVersion.HTTP_2);
         assertThat(generator.closedLoop).isFalse();
@@ -34,6 +35,15 @@ class SkiLoadGeneratorOptionsTest {
         assertThat(generator.measurement.duration()).isEqualTo(Duration.ofSeconds(30));
         assertThat(generator.keyOrder).isEqualTo(KeyOrder.ROUND_ROBIN);
         assertThat(generator.schemeOrNull()).isNull();
+    }
+
+    @Test
+    void theKeylessCommandDefaultsToEcdsaSignaturesOfHashValues() {
+        SkiLoadGenerator generator = new SkiLoadGenerator(SkiLoadGenerator.Protocol.KEYLESS);
+        new picocli.CommandLine(generator).parseArgs(REQUIRED);
+
+        assertThat(generator.protocol).isEqualTo(SkiLoadGenerator.Protocol.KEYLESS);
+        assertThat(generator.method()).isEqualTo(SkiMethod.ECDSA_DIGEST);
     }
 
     @Test
