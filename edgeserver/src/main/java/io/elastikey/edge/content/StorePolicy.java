@@ -118,7 +118,7 @@ final class StorePolicy {
     }
 
     /** Every line of the request header joined by ", ", or null when absent. */
-    private static String requestValue(HttpHeaders request, String name) {
+    static String requestValue(HttpHeaders request, String name) {
         List<String> values = request.getAll(name);
         if (values.isEmpty()) {
             return null;
