@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import java.net.SocketAddress;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Fetches a GET for the cache and decides what it means (RFC 9111 4.3, RFC 5861):
@@ -56,8 +57,12 @@ final class CacheFetch {
             origin.fetch(toOrigin, client, loop).whenComplete((response, failure) -> {
                 if (loop.inEventLoop()) {
                     finish(response, failure);
-                } else {
+                    return;
+                }
+                try {
                     loop.execute(() -> finish(response, failure));
+                } catch (RejectedExecutionException shuttingDown) {
+                    finish(response, failure); // the waiters must hear the end either way
                 }
             });
         } finally {
