@@ -71,7 +71,8 @@ final class CachedResponse {
     private final byte[] array;
     private final int bodyOffset;
     private final int bodyLength;
-    private final CacheControl cacheControl;
+    /** Parsed when first needed: a fresh hit never needs it. */
+    private CacheControl cacheControl;
 
     private CachedResponse(int status, List<Field> headers, List<Field> vary, long storedAt, long expiresAt,
                            byte[] array, int bodyOffset, int bodyLength) {
@@ -83,13 +84,19 @@ final class CachedResponse {
         this.array = array;
         this.bodyOffset = bodyOffset;
         this.bodyLength = bodyLength;
-        List<String> cc = new ArrayList<>(1);
-        for (Field f : headers) {
-            if (f.name().equals("cache-control")) {
-                cc.add(f.value());
+    }
+
+    private CacheControl cacheControl() {
+        if (cacheControl == null) {
+            List<String> cc = new ArrayList<>(1);
+            for (Field f : headers) {
+                if (f.name().equals("cache-control")) {
+                    cc.add(f.value());
+                }
             }
+            cacheControl = cc.isEmpty() ? CacheControl.NONE : CacheControl.parse(cc);
         }
-        this.cacheControl = cc.isEmpty() ? CacheControl.NONE : CacheControl.parse(cc);
+        return cacheControl;
     }
 
     /** The same body under new headers and freshness (a 304 refreshed them, RFC 9111 4.3.4); shares the array. */
@@ -119,12 +126,12 @@ final class CachedResponse {
 
     /** Stale, but within {@code stale-while-revalidate}: serve it now and revalidate in the background. */
     boolean servableWhileRevalidating(long now) {
-        return !isFresh(now) && now < expiresAt + cacheControl.staleWhileRevalidateMillis();
+        return !isFresh(now) && now < expiresAt + cacheControl().staleWhileRevalidateMillis();
     }
 
     /** Stale, but within {@code stale-if-error}: serve it when the origin fails or answers 5xx. */
     boolean servableOnError(long now) {
-        return !isFresh(now) && now < expiresAt + cacheControl.staleIfErrorMillis();
+        return !isFresh(now) && now < expiresAt + cacheControl().staleIfErrorMillis();
     }
 
     /**
@@ -132,7 +139,7 @@ final class CachedResponse {
      * it has a validator, {@link #REVALIDATION_WINDOW_MILLIS}. Past this it is deleted.
      */
     long retainUntil() {
-        return retainUntil(cacheControl, hasValidator(), expiresAt);
+        return retainUntil(cacheControl(), hasValidator(), expiresAt);
     }
 
     /** {@link #retainUntil()} of an entry with {@code headers} that is fresh until {@code expiresAt}. */
@@ -291,7 +298,7 @@ final class CachedResponse {
             return index == null || index.retainUntil() <= now;
         }
         CachedResponse r = decode(value);
-        return r == null || r.retainUntil() <= now;
+        return r == null || !r.isFresh(now) && r.retainUntil() <= now;
     }
 
     int bodyLength() {

@@ -158,7 +158,7 @@ public final class ContentCache implements AutoCloseable {
             return null;
         }
         CachedResponse r = CachedResponse.decode(value);
-        if (r == null || r.retainUntil() <= now) {
+        if (r == null || !r.isFresh(now) && r.retainUntil() <= now) {
             return dead(key, r == null);
         }
         if (!StorePolicy.varyMatches(r.vary, request)) {
