@@ -83,7 +83,7 @@ final class CacheFetch {
         if (entry != null && reply != null) {
             cache.countStale(outcome.verdict()); // a background revalidation's request was counted as STALE
         }
-        flight.finish(outcome);
+        flight.finish(outcome, linger);
         if (reply == null) {
             if (outcome.response() != null) {
                 outcome.response().release();
@@ -94,6 +94,9 @@ final class CacheFetch {
             reply.send(outcome.response(), outcome.verdict(), outcome.fromOrigin(), true);
         }
     }
+
+    /** Whether the flight stays open until the cache writer has stored the answer ({@link Flight#close}). */
+    private boolean linger;
 
     private Outcome decide(FullHttpResponse response, Throwable failure) {
         long now = cache.now();
@@ -108,11 +111,12 @@ final class CacheFetch {
             return new Outcome(null, ContentHandler.MISS, List.of(), false, failure);
         }
         if (status == 304 && entry != null) {
-            CachedResponse refreshed = cache.refresh(key, entry, response.headers(), requestHeaders);
+            CachedResponse refreshed = cache.refresh(key, entry, response.headers(), requestHeaders, flight::close);
+            linger = true;
             response.release();
             return stored(refreshed, ContentHandler.REVALIDATED, now);
         }
-        cache.store(key, HttpMethod.GET, requestHeaders, response);
+        linger = cache.store(key, HttpMethod.GET, requestHeaders, response, flight::close);
         List<Field> vary = ContentCache.shareable(HttpMethod.GET, requestHeaders, response, now);
         if (vary == null) {
             // Not for sharing: the waiters fetch their own; the leader still gets it.

@@ -61,7 +61,12 @@ final class CacheWriter implements AutoCloseable {
      * releases it whether or not the write happens. Returns whether it was queued.
      */
     boolean put(byte[] key, ByteBuf body, int size, Function<ByteBuf, byte[]> encode) {
-        if (queuedBytes.addAndGet(size) > maxQueuedBytes || !submit(() -> write(key, body, size, encode))) {
+        return put(key, body, size, encode, null);
+    }
+
+    /** As above; {@code written} (may be null) runs on the writer thread once the put is done or has failed. */
+    boolean put(byte[] key, ByteBuf body, int size, Function<ByteBuf, byte[]> encode, Runnable written) {
+        if (queuedBytes.addAndGet(size) > maxQueuedBytes || !submit(() -> write(key, body, size, encode, written))) {
             queuedBytes.addAndGet(-size);
             body.release();
             dropped.increment();
@@ -70,7 +75,7 @@ final class CacheWriter implements AutoCloseable {
         return true;
     }
 
-    private void write(byte[] key, ByteBuf body, int size, Function<ByteBuf, byte[]> encode) {
+    private void write(byte[] key, ByteBuf body, int size, Function<ByteBuf, byte[]> encode, Runnable written) {
         try {
             store.put(key, encode.apply(body));
             stores.increment();
@@ -79,6 +84,9 @@ final class CacheWriter implements AutoCloseable {
         } finally {
             body.release();
             queuedBytes.addAndGet(-size);
+            if (written != null) {
+                written.run();
+            }
         }
         sweepIfDue();
     }

@@ -218,6 +218,11 @@ public final class ContentCache implements AutoCloseable {
      * Reads what it needs from the response before returning; the caller keeps ownership and may send it on.
      */
     boolean store(byte[] key, HttpMethod method, HttpHeaders request, FullHttpResponse response) {
+        return store(key, method, request, response, null);
+    }
+
+    /** As above; {@code written} (may be null) runs on the writer thread once a queued put is done. */
+    boolean store(byte[] key, HttpMethod method, HttpHeaders request, FullHttpResponse response, Runnable written) {
         Freshness fresh = StorePolicy.freshness(method, request, response, clock.millis());
         List<Field> vary = fresh == null ? null : StorePolicy.varyFields(response.headers(), request);
         if (vary == null) {
@@ -225,7 +230,7 @@ public final class ContentCache implements AutoCloseable {
             return false;
         }
         return put(key, response.status().code(), StorePolicy.replayed(response.headers()), vary, fresh,
-                response.content().retainedDuplicate());
+                response.content().retainedDuplicate(), written);
     }
 
     /**
@@ -234,6 +239,12 @@ public final class ContentCache implements AutoCloseable {
      * for storage (or its deletion, when the new headers forbid storing) and returns it for serving now.
      */
     CachedResponse refresh(byte[] key, CachedResponse stored, HttpHeaders notModified, HttpHeaders request) {
+        return refresh(key, stored, notModified, request, null);
+    }
+
+    /** As above; {@code written} (may be null) runs on the writer thread once the refreshed entry is stored. */
+    CachedResponse refresh(byte[] key, CachedResponse stored, HttpHeaders notModified, HttpHeaders request,
+                           Runnable written) {
         List<Field> merged = new ArrayList<>(stored.headers.size() + 2);
         for (String name : CachedResponse.REPLAYED) {
             List<String> updated = notModified.getAll(name);
@@ -254,10 +265,15 @@ public final class ContentCache implements AutoCloseable {
         if (fresh == null) {
             uncacheable.increment();
             invalidate(key);
+            if (written != null) {
+                written.run();
+            }
             return stored.refreshed(merged, now, now);
         }
         CachedResponse refreshed = stored.refreshed(merged, fresh.storedAt(), fresh.expiresAt());
-        put(key, stored.status, merged, stored.vary, fresh, stored.body());
+        if (!put(key, stored.status, merged, stored.vary, fresh, stored.body(), written) && written != null) {
+            written.run();
+        }
         return refreshed;
     }
 
@@ -265,7 +281,8 @@ public final class ContentCache implements AutoCloseable {
      * Queues the put of one entry, under the URL's key or, for a response with {@code Vary}, under its variant's
      * key with a {@link VaryIndex} under the URL's. Takes ownership of {@code body}.
      */
-    private boolean put(byte[] key, int status, List<Field> headers, List<Field> vary, Freshness fresh, ByteBuf body) {
+    private boolean put(byte[] key, int status, List<Field> headers, List<Field> vary, Freshness fresh, ByteBuf body,
+                        Runnable written) {
         int size = CachedResponse.encodedSize(headers, vary, body.readableBytes());
         if (size < 0 || size > maxEntryBytes) {
             body.release();
@@ -280,7 +297,7 @@ public final class ContentCache implements AutoCloseable {
             entryKey = VaryIndex.variantKey(key, vary, maxKeyBytes);
         }
         return writer.put(entryKey, body, size, b -> CachedResponse.encode(status, headers, vary, fresh.storedAt(),
-                fresh.expiresAt(), b, size));
+                fresh.expiresAt(), b, size), written);
     }
 
     /**

@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One origin fetch per cache key at a time. The first request to miss (or to find an entry that must be
  * revalidated) leads a {@link Flight}; requests for the same key that arrive before it lands become its waiters
- * and are handed its {@link Outcome}. The map is shared by every event loop; a flight ends on its leader's loop and
+ * and are handed its {@link Outcome}; so are those that arrive after it landed and before the cache writer has
+ * stored it (the flight lingers until then, holding a copy). The map is shared by every event loop; a flight ends on its leader's loop and
  * each waiter finishes on its own.
  *
  * <p>Waiting is bounded by the leader's origin request, which ends by {@code origin.timeout} at the latest. What a
@@ -56,40 +57,79 @@ final class Flights {
         }
     }
 
-    /** One fetch in progress. */
+    /**
+     * One fetch in progress, then, when its answer is being stored, a short while more: until the cache writer has
+     * stored it ({@link #close}), requests that missed join and get the answer at once instead of fetching again.
+     */
     final class Flight {
         private final ByteBuffer key;
         private final List<Waiter> waiters = new ArrayList<>();
         private boolean done;
+        private boolean closed;
+        /** After {@link #finish} with linger: the flight's own copy of the outcome, until {@link #close}. */
+        private Outcome held;
 
         private Flight(ByteBuffer key) {
             this.key = key;
         }
 
-        private synchronized boolean add(Waiter w) {
-            if (done) {
-                return false;
+        /** Adds a waiter, or hands it the landed outcome; false when the flight is over. */
+        private boolean add(Waiter w) {
+            Outcome ready;
+            synchronized (this) {
+                if (closed) {
+                    return false;
+                }
+                if (!done) {
+                    waiters.add(w);
+                    waiting.incrementAndGet();
+                    return true;
+                }
+                ready = held.forWaiter();
             }
-            waiters.add(w);
-            waiting.incrementAndGet();
+            w.deliver(ready);
             return true;
         }
 
         /**
-         * Ends the flight: later requests start a new one, and every waiter gets its own copy of {@code outcome}.
-         * Call before editing {@code outcome.response()}; the caller keeps it.
+         * Ends the fetch: every waiter gets its own copy of {@code outcome}. With {@code linger}, and an outcome
+         * for sharing, later requests for the key get one too until {@link #close}; otherwise later requests start
+         * a new flight. Call before editing {@code outcome.response()}; the caller keeps it.
          */
-        void finish(Outcome outcome) {
+        void finish(Outcome outcome, boolean linger) {
             List<Waiter> all;
+            boolean over;
             synchronized (this) {
                 done = true;
                 all = List.copyOf(waiters);
                 waiters.clear();
+                if (linger && !closed && outcome.response() != null && outcome.vary() != null) {
+                    held = outcome.forWaiter();
+                } else {
+                    closed = true;
+                }
+                over = closed;
             }
-            flights.remove(key, this);
+            if (over) {
+                flights.remove(key, this);
+            }
             waiting.addAndGet(-all.size());
             for (Waiter w : all) {
                 w.deliver(outcome.forWaiter());
+            }
+        }
+
+        /** The answer is stored (or will not be): later requests look it up. Any thread; idempotent. */
+        void close() {
+            Outcome h;
+            synchronized (this) {
+                closed = true;
+                h = held;
+                held = null;
+            }
+            flights.remove(key, this);
+            if (h != null && h.response() != null) {
+                h.response().release();
             }
         }
     }
@@ -114,7 +154,7 @@ final class Flights {
     Flight leadIfIdle(byte[] key) {
         ByteBuffer k = ByteBuffer.wrap(key);
         Flight mine = new Flight(k);
-        return flights.putIfAbsent(k, mine) == null ? mine : null;
+        return flights.putIfAbsent(k, mine) == null ? mine : null; // a lingering flight: the answer is being stored
     }
 
     /** Requests waiting on a flight now. */
