@@ -1,6 +1,7 @@
 package io.elastikey.edge;
 
 import io.elastikey.edge.admin.EdgeMetrics;
+import io.elastikey.edge.admin.PurgeRoute;
 import io.elastikey.edge.config.EdgeConfig;
 import io.elastikey.edge.content.ContentCache;
 import io.elastikey.edge.content.ContentHandler;
@@ -27,6 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -109,6 +111,10 @@ public final class EdgeServer implements AutoCloseable {
         ProtocolErrorHandler errors = new ProtocolErrorHandler(metrics::protocolError);
         ContentHandler content = new ContentHandler(cache, origin, errors);
         EdgeGauges.bind(metrics, tls, cache);
+        if (cache != null) {
+            metrics.gauge("elastikey.edge.cache.coalescing.waiting", "Requests waiting now for another request's "
+                    + "origin fetch of the same URL", content, ContentHandler::coalescedWaiting);
+        }
 
         channel = Listeners.bind("listen", config.listen(), new ServerBootstrap()
                 .group(acceptors, io)
@@ -119,7 +125,7 @@ public final class EdgeServer implements AutoCloseable {
         started(() -> channel.close().syncUninterruptibly());
         BooleanSupplier keyServers = keyServersUp;
         admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
-                () -> ready && keyServers.getAsBoolean()));
+                () -> ready && keyServers.getAsBoolean(), cache == null ? List.of() : List.of(PurgeRoute.of(cache))));
         ready = true;
         log.info("edge server listening on {} ({}), {} certificate chain(s), key servers {}, origin {}, admin on {}",
                 address(), Transports.name(io), tls.registry().size(),

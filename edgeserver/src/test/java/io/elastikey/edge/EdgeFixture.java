@@ -149,13 +149,26 @@ final class EdgeFixture implements AutoCloseable {
     /** An edge using {@code keyServers} and {@code origin}; {@code settings} override the test defaults. */
     EdgeServer startEdge(List<InetSocketAddress> keyServers, SampleOrigin origin, Map<String, String> settings)
             throws Exception {
+        return startEdge(keyServers, origin.address(), settings);
+    }
+
+    /** A plain-HTTP origin scripted by the test, stopped with the suite. */
+    ScriptedOrigin startScriptedOrigin() throws Exception {
+        ScriptedOrigin origin = new ScriptedOrigin();
+        started.add(origin);
+        return origin;
+    }
+
+    /** An edge in front of the origin at {@code origin}. */
+    EdgeServer startEdge(List<InetSocketAddress> keyServers, InetSocketAddress origin, Map<String, String> settings)
+            throws Exception {
         Map<String, String> all = new HashMap<>(Map.of(
                 "data", root.toString(),
                 "listen", "127.0.0.1:0",
                 "admin.listen", "127.0.0.1:0",
                 "keyservers", String.join(",", keyServers.stream().map(a -> "127.0.0.1:" + a.getPort()).toList()),
                 "keyservers.server-name", "localhost",
-                "origin", "http://127.0.0.1:" + origin.address().getPort(),
+                "origin", "http://127.0.0.1:" + origin.getPort(),
                 "certificates.default", EC_NAME + ".pem",
                 "cache.memory", "8m",
                 "io.threads", "2"));

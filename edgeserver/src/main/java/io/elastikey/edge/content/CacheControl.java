@@ -6,14 +6,16 @@ import java.util.Locale;
 
 /**
  * The directives of a {@code Cache-Control} header (RFC 9111 section 5.2) that decide whether a shared cache may
- * store a response and for how long. Every other directive ({@code public}, {@code must-revalidate},
- * {@code immutable}, extensions) is read past and ignored: none of them makes a response storable on its own here.
+ * store a response, for how long, and whether it may serve it stale ({@code stale-while-revalidate} and
+ * {@code stale-if-error}, RFC 5861, both switched off by {@code must-revalidate} or {@code proxy-revalidate}, which
+ * RFC 9111 5.2.2.2 says forbid serving stale). Every other directive ({@code public}, {@code immutable},
+ * extensions) is read past and ignored: none of them makes a response storable on its own here.
  *
  * <p>Parsing is strict because a cache that guesses serves one user's page to another. Anything off the RFC grammar
  * makes the whole header {@link #malformed()}, and a malformed header forbids storage: a value that is not plain
  * digits ({@code max-age=-1}, {@code max-age=1e3}, {@code max-age=}), whitespace inside a directive
  * ({@code max-age = 60}, {@code max-age=6 0}), an unclosed quote, a character outside the token set, and a
- * {@code max-age} or {@code s-maxage} given twice (RFC 9111 4.2.1 allows treating that as stale). Quoted values
+ * {@code max-age}, {@code s-maxage}, {@code stale-while-revalidate} or {@code stale-if-error} given twice (RFC 9111 4.2.1 allows treating that as stale). Quoted values
  * ({@code max-age="60"}) are accepted, as the RFC asks of recipients. A number too big for 31 bits counts as
  * 2<sup>31</sup> seconds (RFC 9111 1.2.2), not as an error.
  *
@@ -25,18 +27,22 @@ import java.util.Locale;
  * @param noStore {@code no-store} was present
  * @param noCache {@code no-cache} was present (with or without field names)
  * @param isPrivate {@code private} was present (with or without field names)
+ * @param staleWhileRevalidate {@code stale-while-revalidate} in seconds, or -1 when absent
+ * @param staleIfError {@code stale-if-error} in seconds, or -1 when absent
+ * @param mustRevalidate {@code must-revalidate} or {@code proxy-revalidate} was present
  * @param malformed the header broke the grammar; nothing else in the record may then be trusted
  */
 public record CacheControl(long maxAge, long sMaxAge, boolean noStore, boolean noCache, boolean isPrivate,
+                           long staleWhileRevalidate, long staleIfError, boolean mustRevalidate,
                            boolean malformed) {
 
     /** No header at all. */
-    public static final CacheControl NONE = new CacheControl(-1, -1, false, false, false, false);
+    public static final CacheControl NONE = new CacheControl(-1, -1, false, false, false, -1, -1, false, false);
 
     /** What RFC 9111 1.2.2 says to use for a delta-seconds value that overflows 31 bits. */
     static final long MAX_DELTA_SECONDS = 1L << 31;
 
-    private static final CacheControl MALFORMED = new CacheControl(-1, -1, false, false, false, true);
+    private static final CacheControl MALFORMED = new CacheControl(-1, -1, false, false, false, -1, -1, false, true);
 
     /** Parses one header value; {@code null} gives {@link #NONE}. */
     public static CacheControl parse(CharSequence value) {
@@ -51,12 +57,23 @@ public record CacheControl(long maxAge, long sMaxAge, boolean noStore, boolean n
                 return MALFORMED;
             }
         }
-        return d.noneSeen ? NONE : new CacheControl(d.maxAge, d.sMaxAge, d.noStore, d.noCache, d.isPrivate, false);
+        return d.noneSeen ? NONE : new CacheControl(d.maxAge, d.sMaxAge, d.noStore, d.noCache, d.isPrivate,
+                d.staleWhileRevalidate, d.staleIfError, d.mustRevalidate, false);
     }
 
     /** The freshness lifetime a shared cache uses: {@code s-maxage}, else {@code max-age}, else -1. */
     public long lifetimeSeconds() {
         return sMaxAge >= 0 ? sMaxAge : maxAge;
+    }
+
+    /** Millis past its freshness a stored response may be served while one revalidation runs; 0 when none. */
+    public long staleWhileRevalidateMillis() {
+        return mustRevalidate || staleWhileRevalidate < 0 ? 0 : staleWhileRevalidate * 1000;
+    }
+
+    /** Millis past its freshness a stored response may be served when the origin fails; 0 when none. */
+    public long staleIfErrorMillis() {
+        return mustRevalidate || staleIfError < 0 ? 0 : staleIfError * 1000;
     }
 
     /** Whether the directives let a shared cache store the response (freshness aside). */
@@ -71,6 +88,9 @@ public record CacheControl(long maxAge, long sMaxAge, boolean noStore, boolean n
         boolean noStore;
         boolean noCache;
         boolean isPrivate;
+        long staleWhileRevalidate = -1;
+        long staleIfError = -1;
+        boolean mustRevalidate;
         boolean noneSeen = true;
 
         boolean parse(CharSequence s) {
@@ -134,8 +154,24 @@ public record CacheControl(long maxAge, long sMaxAge, boolean noStore, boolean n
                 case "private":
                     isPrivate = true;
                     return true;
+                case "stale-while-revalidate":
+                    if (staleWhileRevalidate >= 0) {
+                        return false;
+                    }
+                    staleWhileRevalidate = deltaSeconds(value);
+                    return staleWhileRevalidate >= 0;
+                case "stale-if-error":
+                    if (staleIfError >= 0) {
+                        return false;
+                    }
+                    staleIfError = deltaSeconds(value);
+                    return staleIfError >= 0;
+                case "must-revalidate":
+                case "proxy-revalidate":
+                    mustRevalidate = true;
+                    return true;
                 default:
-                    return true; // public, must-revalidate, extensions: no effect on storage
+                    return true; // public, immutable, extensions: no effect on storage
             }
         }
     }

@@ -57,7 +57,7 @@ final class CacheKeys {
         return h;
     }
 
-    private static byte[] hashed(byte[] key) {
+    static byte[] hashed(byte[] key) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(key);
             byte[] out = new byte[HASHED_LENGTH];

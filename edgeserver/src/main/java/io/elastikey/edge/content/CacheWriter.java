@@ -7,8 +7,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -39,6 +41,7 @@ final class CacheWriter implements AutoCloseable {
     private final LongAdder stores = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder swept = new LongAdder();
+    private final LongAdder purged = new LongAdder();
     private long lastSweep; // writer thread only, after construction
 
     CacheWriter(KeyValueStore store, Clock clock, int maxQueued, long maxQueuedBytes, long sweepIntervalMillis,
@@ -58,7 +61,12 @@ final class CacheWriter implements AutoCloseable {
      * releases it whether or not the write happens. Returns whether it was queued.
      */
     boolean put(byte[] key, ByteBuf body, int size, Function<ByteBuf, byte[]> encode) {
-        if (queuedBytes.addAndGet(size) > maxQueuedBytes || !submit(() -> write(key, body, size, encode))) {
+        return put(key, body, size, encode, null);
+    }
+
+    /** As above; {@code written} (may be null) runs on the writer thread once the put is done or has failed. */
+    boolean put(byte[] key, ByteBuf body, int size, Function<ByteBuf, byte[]> encode, Runnable written) {
+        if (queuedBytes.addAndGet(size) > maxQueuedBytes || !submit(() -> write(key, body, size, encode, written))) {
             queuedBytes.addAndGet(-size);
             body.release();
             dropped.increment();
@@ -67,7 +75,7 @@ final class CacheWriter implements AutoCloseable {
         return true;
     }
 
-    private void write(byte[] key, ByteBuf body, int size, Function<ByteBuf, byte[]> encode) {
+    private void write(byte[] key, ByteBuf body, int size, Function<ByteBuf, byte[]> encode, Runnable written) {
         try {
             store.put(key, encode.apply(body));
             stores.increment();
@@ -76,8 +84,51 @@ final class CacheWriter implements AutoCloseable {
         } finally {
             body.release();
             queuedBytes.addAndGet(-size);
+            if (written != null) {
+                written.run();
+            }
         }
         sweepIfDue();
+    }
+
+    /**
+     * Queues a purge: deletes {@code exactKey} (may be null) and every key {@code purge} matches, found by a walk
+     * of the store. Completes with the number of stored responses deleted ({@link VaryIndex} entries go too but
+     * are not counted); fails with {@link RejectedExecutionException} when the queue is full.
+     */
+    CompletableFuture<Integer> purge(Purge purge, byte[] exactKey) {
+        CompletableFuture<Integer> done = new CompletableFuture<>();
+        boolean queued = submit(() -> {
+            try {
+                List<byte[]> keys = new ArrayList<>();
+                int[] responses = {0};
+                store.forEach((key, value) -> {
+                    if (purge.matches(key) || exactKey != null && isKeyOrVariant(key, exactKey)) {
+                        keys.add(key);
+                        responses[0] += VaryIndex.isIndex(value) ? 0 : 1;
+                    }
+                });
+                for (byte[] key : keys) {
+                    store.delete(key);
+                }
+                purged.add(responses[0]);
+                done.complete(responses[0]);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+        });
+        if (!queued) {
+            done.completeExceptionally(new RejectedExecutionException("the cache writer's queue is full"));
+        }
+        return done;
+    }
+
+    /** Whether {@code key} is {@code url} or one of its {@link VaryIndex} variants. */
+    private static boolean isKeyOrVariant(byte[] key, byte[] url) {
+        if (key.length < url.length || !Arrays.equals(key, 0, url.length, url, 0, url.length)) {
+            return false;
+        }
+        return key.length == url.length || key[url.length] == VaryIndex.SEPARATOR;
     }
 
     /** Queues a delete of {@code key}. */
@@ -103,7 +154,7 @@ final class CacheWriter implements AutoCloseable {
         } catch (CorruptRecordException e) {
             return true;
         }
-        return value != null && CachedResponse.isStale(value, now);
+        return value != null && CachedResponse.isDead(value, now);
     }
 
     private void sweepIfDue() {
@@ -115,7 +166,7 @@ final class CacheWriter implements AutoCloseable {
         try {
             List<byte[]> stale = new ArrayList<>();
             store.forEach((key, value) -> {
-                if (CachedResponse.isStale(value, now)) {
+                if (CachedResponse.isDead(value, now)) {
                     stale.add(key);
                 }
             });
@@ -150,6 +201,11 @@ final class CacheWriter implements AutoCloseable {
 
     long dropped() {
         return dropped.sum();
+    }
+
+    /** Stored responses purges deleted. */
+    long purged() {
+        return purged.sum();
     }
 
     /** Entries the sweep deleted. */

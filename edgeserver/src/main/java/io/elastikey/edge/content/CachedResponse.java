@@ -46,6 +46,11 @@ final class CachedResponse {
     static final int MAX_VARY = 8;
     static final int MAX_NAME = 64;
     static final int MAX_VALUE = 0xFFFE;
+    /**
+     * How long past its freshness an entry with a validator ({@code ETag} or {@code Last-Modified}) is kept, so that
+     * a later request can revalidate it (a 304 costs the origin no body) rather than fetch it whole.
+     */
+    static final long REVALIDATION_WINDOW_MILLIS = 3_600_000;
     private static final int ABSENT = 0xFFFF;
     private static final int FIXED = 1 + 2 + 8 + 8 + 1 + 1 + 4;
 
@@ -66,6 +71,8 @@ final class CachedResponse {
     private final byte[] array;
     private final int bodyOffset;
     private final int bodyLength;
+    /** Parsed when first needed: a fresh hit never needs it. */
+    private CacheControl cacheControl;
 
     private CachedResponse(int status, List<Field> headers, List<Field> vary, long storedAt, long expiresAt,
                            byte[] array, int bodyOffset, int bodyLength) {
@@ -77,6 +84,81 @@ final class CachedResponse {
         this.array = array;
         this.bodyOffset = bodyOffset;
         this.bodyLength = bodyLength;
+    }
+
+    private CacheControl cacheControl() {
+        if (cacheControl == null) {
+            List<String> cc = new ArrayList<>(1);
+            for (Field f : headers) {
+                if (f.name().equals("cache-control")) {
+                    cc.add(f.value());
+                }
+            }
+            cacheControl = cc.isEmpty() ? CacheControl.NONE : CacheControl.parse(cc);
+        }
+        return cacheControl;
+    }
+
+    /** The same body under new headers and freshness (a 304 refreshed them, RFC 9111 4.3.4); shares the array. */
+    CachedResponse refreshed(List<Field> newHeaders, long newStoredAt, long newExpiresAt) {
+        return new CachedResponse(status, List.copyOf(newHeaders), vary, newStoredAt, newExpiresAt, array, bodyOffset,
+                bodyLength);
+    }
+
+    /** The first stored value of a replayed header, or null. */
+    String header(String name) {
+        for (Field f : headers) {
+            if (f.name().equals(name)) {
+                return f.value();
+            }
+        }
+        return null;
+    }
+
+    boolean isFresh(long now) {
+        return expiresAt > now;
+    }
+
+    /** Whether it has a validator the origin can answer a conditional request about. */
+    boolean hasValidator() {
+        return header("etag") != null || header("last-modified") != null;
+    }
+
+    /** Stale, but within {@code stale-while-revalidate}: serve it now and revalidate in the background. */
+    boolean servableWhileRevalidating(long now) {
+        return !isFresh(now) && now < expiresAt + cacheControl().staleWhileRevalidateMillis();
+    }
+
+    /** Stale, but within {@code stale-if-error}: serve it when the origin fails or answers 5xx. */
+    boolean servableOnError(long now) {
+        return !isFresh(now) && now < expiresAt + cacheControl().staleIfErrorMillis();
+    }
+
+    /**
+     * Until when the entry is worth keeping: its freshness plus the longest of its {@code stale-*} windows and, when
+     * it has a validator, {@link #REVALIDATION_WINDOW_MILLIS}. Past this it is deleted.
+     */
+    long retainUntil() {
+        return retainUntil(cacheControl(), hasValidator(), expiresAt);
+    }
+
+    /** {@link #retainUntil()} of an entry with {@code headers} that is fresh until {@code expiresAt}. */
+    static long retainUntil(List<Field> headers, long expiresAt) {
+        List<String> cc = new ArrayList<>(1);
+        boolean validator = false;
+        for (Field f : headers) {
+            cc.addAll(f.name().equals("cache-control") ? List.of(f.value()) : List.of());
+            validator |= f.name().equals("etag") || f.name().equals("last-modified");
+        }
+        return retainUntil(cc.isEmpty() ? CacheControl.NONE : CacheControl.parse(cc), validator, expiresAt);
+    }
+
+    private static long retainUntil(CacheControl cc, boolean validator, long expiresAt) {
+        long grace = Math.max(cc.staleWhileRevalidateMillis(), cc.staleIfErrorMillis());
+        if (validator) {
+            grace = Math.max(grace, REVALIDATION_WINDOW_MILLIS);
+        }
+        return expiresAt + grace;
     }
 
     /** The encoded size, or -1 when the fields break a limit of the layout (too many, too long, not Latin-1). */
@@ -206,10 +288,17 @@ final class CachedResponse {
         return v;
     }
 
-    /** Whether a stored value is past its lifetime at {@code now}, or does not decode. */
-    static boolean isStale(byte[] value, long now) {
+    /**
+     * Whether a stored value is no longer worth keeping at {@code now} (past {@link #retainUntil()}, or a
+     * {@link VaryIndex} past its own), or does not decode.
+     */
+    static boolean isDead(byte[] value, long now) {
+        if (VaryIndex.isIndex(value)) {
+            VaryIndex index = VaryIndex.decode(value);
+            return index == null || index.retainUntil() <= now;
+        }
         CachedResponse r = decode(value);
-        return r == null || r.expiresAt <= now;
+        return r == null || !r.isFresh(now) && r.retainUntil() <= now;
     }
 
     int bodyLength() {

@@ -8,14 +8,24 @@ import io.elastikey.store.KeyValueStore;
 import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
@@ -32,8 +42,10 @@ import org.slf4j.LoggerFactory;
  * {@link CacheWriter}, whose single thread also copies the body into the stored value, from a retained view of the
  * response's buffer, so the event loop copies nothing.
  *
- * <p>Entries expire: one past its lifetime is a miss, and is deleted when a lookup finds it or by the writer's
- * periodic sweep ({@value #SWEEP_INTERVAL_MILLIS} ms). A value that does not decode is a miss and deleted too:
+ * <p>Entries expire: one past {@link CachedResponse#retainUntil()} (its lifetime, plus its {@code stale-*}
+ * windows, plus an hour when it has a validator and so can be revalidated) is a miss, and is deleted when a lookup
+ * finds it or by the writer's periodic sweep ({@value #SWEEP_INTERVAL_MILLIS} ms). A response with {@code Vary} is
+ * kept per variant ({@link VaryIndex}). A value that does not decode is a miss and deleted too:
  * a damaged cache entry must never reach a client or fail a request.
  */
 public final class ContentCache implements AutoCloseable {
@@ -54,6 +66,9 @@ public final class ContentCache implements AutoCloseable {
     private final LongAdder expired = new LongAdder();
     private final LongAdder uncacheable = new LongAdder();
     private final LongAdder corrupt = new LongAdder();
+    private final LongAdder stale = new LongAdder();
+    private final LongAdder revalidated = new LongAdder();
+    private final LongAdder coalesced = new LongAdder();
     private volatile boolean closed;
 
     /**
@@ -122,35 +137,80 @@ public final class ContentCache implements AutoCloseable {
         return clock.millis();
     }
 
-    /** A fresh stored response matching the request's {@code Vary} values, or null (a miss). Never throws. */
+    /**
+     * The stored response for the request (the variant its {@code Vary} values select), fresh or stale but still
+     * retained ({@link CachedResponse#retainUntil()}), or null. A fresh one counts as a hit and null as a miss; a
+     * stale one is counted by the caller once it knows what became of it ({@link #countStale}). Never throws.
+     */
     CachedResponse lookup(byte[] key, HttpHeaders request) {
-        byte[] value;
-        try {
-            value = store.get(key);
-        } catch (CorruptRecordException e) {
-            value = new byte[0]; // decodes to null: counted and deleted below
-        } catch (RuntimeException e) {
-            warnings.warn("content cache lookup failed: {}", e.toString());
-            misses.increment();
-            return null;
+        long now = clock.millis();
+        byte[] value = read(key);
+        if (value != null && VaryIndex.isIndex(value)) {
+            VaryIndex index = VaryIndex.decode(value);
+            if (index == null || index.retainUntil() <= now) {
+                return dead(key, index == null);
+            }
+            key = VaryIndex.variantKey(key, index.valuesOf(request), maxKeyBytes);
+            value = read(key);
         }
         if (value == null) {
             misses.increment();
             return null;
         }
         CachedResponse r = CachedResponse.decode(value);
-        if (r == null || r.expiresAt <= clock.millis()) {
-            (r == null ? corrupt : expired).increment();
-            misses.increment();
-            writer.deleteIfStale(key);
-            return null;
+        if (r == null || !r.isFresh(now) && r.retainUntil() <= now) {
+            return dead(key, r == null);
         }
         if (!StorePolicy.varyMatches(r.vary, request)) {
             misses.increment();
             return null;
         }
-        hits.increment();
+        if (r.isFresh(now)) {
+            hits.increment();
+        }
         return r;
+    }
+
+    /** The value under {@code key}; null when absent or unreadable, empty when damaged (it then decodes to null). */
+    private byte[] read(byte[] key) {
+        try {
+            return store.get(key);
+        } catch (CorruptRecordException e) {
+            return new byte[0];
+        } catch (RuntimeException e) {
+            warnings.warn("content cache lookup failed: {}", e.toString());
+            return null;
+        }
+    }
+
+    private CachedResponse dead(byte[] key, boolean damaged) {
+        (damaged ? corrupt : expired).increment();
+        misses.increment();
+        writer.deleteIfStale(key);
+        return null;
+    }
+
+    /** What became of a request that found only a stale entry: {@code STALE}, {@code REVALIDATED}, else a miss. */
+    void countStale(String verdict) {
+        switch (verdict) {
+            case ContentHandler.STALE -> stale.increment();
+            case ContentHandler.REVALIDATED -> revalidated.increment();
+            default -> misses.increment();
+        }
+    }
+
+    /** A request that waited for another's origin request and was answered with its result. */
+    void countCoalesced() {
+        coalesced.increment();
+    }
+
+    /**
+     * The request headers a response varies on, with {@code request}'s values, when a shared cache may store it
+     * (so may give it to another client); null when it may not. The same rules as {@link #store}, size aside.
+     */
+    static List<Field> shareable(HttpMethod method, HttpHeaders request, HttpResponse response, long now) {
+        Freshness fresh = StorePolicy.freshness(method, request, response, now);
+        return fresh == null ? null : StorePolicy.varyFields(response.headers(), request);
     }
 
     /**
@@ -158,26 +218,106 @@ public final class ContentCache implements AutoCloseable {
      * Reads what it needs from the response before returning; the caller keeps ownership and may send it on.
      */
     boolean store(byte[] key, HttpMethod method, HttpHeaders request, FullHttpResponse response) {
+        return store(key, method, request, response, null);
+    }
+
+    /** As above; {@code written} (may be null) runs on the writer thread once a queued put is done. */
+    boolean store(byte[] key, HttpMethod method, HttpHeaders request, FullHttpResponse response, Runnable written) {
         Freshness fresh = StorePolicy.freshness(method, request, response, clock.millis());
         List<Field> vary = fresh == null ? null : StorePolicy.varyFields(response.headers(), request);
-        List<Field> headers = vary == null ? null : StorePolicy.replayed(response.headers());
-        int bodyLength = response.content().readableBytes();
-        int size = headers == null ? -1 : CachedResponse.encodedSize(headers, vary, bodyLength);
-        if (size < 0 || size > maxEntryBytes) {
+        if (vary == null) {
             uncacheable.increment();
             return false;
         }
-        int status = response.status().code();
-        return writer.put(key, response.content().retainedDuplicate(), size, body -> CachedResponse.encode(status,
-                headers, vary, fresh.storedAt(), fresh.expiresAt(), body, size));
+        return put(key, response.status().code(), StorePolicy.replayed(response.headers()), vary, fresh,
+                response.content().retainedDuplicate(), written);
+    }
+
+    /**
+     * Applies a 304 from the origin to {@code stored} (RFC 9111 4.3.4): the replayed headers the 304 carries
+     * replace the stored ones, and the freshness is computed again from the result. Queues the refreshed entry
+     * for storage (or its deletion, when the new headers forbid storing) and returns it for serving now.
+     */
+    CachedResponse refresh(byte[] key, CachedResponse stored, HttpHeaders notModified, HttpHeaders request) {
+        return refresh(key, stored, notModified, request, null);
+    }
+
+    /** As above; {@code written} (may be null) runs on the writer thread once the refreshed entry is stored. */
+    CachedResponse refresh(byte[] key, CachedResponse stored, HttpHeaders notModified, HttpHeaders request,
+                           Runnable written) {
+        List<Field> merged = new ArrayList<>(stored.headers.size() + 2);
+        for (String name : CachedResponse.REPLAYED) {
+            List<String> updated = notModified.getAll(name);
+            if (updated.isEmpty()) {
+                stored.headers.stream().filter(f -> f.name().equals(name)).forEach(merged::add);
+            } else {
+                updated.forEach(v -> merged.add(new Field(name, v)));
+            }
+        }
+        HttpHeaders h = new DefaultHttpHeaders();
+        merged.forEach(f -> h.add(f.name(), f.value()));
+        if (notModified.contains(HttpHeaderNames.AGE)) {
+            h.set(HttpHeaderNames.AGE, notModified.get(HttpHeaderNames.AGE));
+        }
+        long now = clock.millis();
+        Freshness fresh = StorePolicy.freshness(HttpMethod.GET, request,
+                new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(stored.status), h), now);
+        if (fresh == null) {
+            uncacheable.increment();
+            invalidate(key);
+            if (written != null) {
+                written.run();
+            }
+            return stored.refreshed(merged, now, now);
+        }
+        CachedResponse refreshed = stored.refreshed(merged, fresh.storedAt(), fresh.expiresAt());
+        if (!put(key, stored.status, merged, stored.vary, fresh, stored.body(), written) && written != null) {
+            written.run();
+        }
+        return refreshed;
+    }
+
+    /**
+     * Queues the put of one entry, under the URL's key or, for a response with {@code Vary}, under its variant's
+     * key with a {@link VaryIndex} under the URL's. Takes ownership of {@code body}.
+     */
+    private boolean put(byte[] key, int status, List<Field> headers, List<Field> vary, Freshness fresh, ByteBuf body,
+                        Runnable written) {
+        int size = CachedResponse.encodedSize(headers, vary, body.readableBytes());
+        if (size < 0 || size > maxEntryBytes) {
+            body.release();
+            uncacheable.increment();
+            return false;
+        }
+        byte[] entryKey = key;
+        if (!vary.isEmpty()) {
+            byte[] index = new VaryIndex(VaryIndex.namesOf(vary),
+                    CachedResponse.retainUntil(headers, fresh.expiresAt())).encode();
+            writer.put(key, Unpooled.EMPTY_BUFFER, index.length, unused -> index);
+            entryKey = VaryIndex.variantKey(key, vary, maxKeyBytes);
+        }
+        return writer.put(entryKey, body, size, b -> CachedResponse.encode(status, headers, vary, fresh.storedAt(),
+                fresh.expiresAt(), b, size), written);
     }
 
     /**
      * Deletes what is stored under {@code key}, in the background: an unsafe method (POST, PUT, DELETE...) succeeded
-     * on its URL, so the stored answer may be out of date (RFC 9111 4.4).
+     * on its URL, so the stored answer may be out of date (RFC 9111 4.4). Its variants are left to expire.
      */
     void invalidate(byte[] key) {
         writer.delete(key);
+    }
+
+    /**
+     * Deletes the entries a purge names (exactly one of {@code url} and {@code prefix}; see {@link Purge}), in the
+     * background, after the writes queued before it. Completes with the number of stored responses deleted; fails
+     * when the writer's queue is full.
+     *
+     * @throws IllegalArgumentException when the parameters do not name entries
+     */
+    public CompletableFuture<Integer> purge(String url, String prefix) {
+        Purge purge = Purge.parse(url, prefix);
+        return writer.purge(purge, purge.exactKey(maxKeyBytes));
     }
 
     public ContentCacheStats stats() {
@@ -187,8 +327,15 @@ public final class ContentCache implements AutoCloseable {
         } catch (RuntimeException e) {
             entries = -1;
         }
-        return new ContentCacheStats(hits.sum(), misses.sum(), writer.stores(), writer.dropped(),
-                expired.sum() + writer.swept(), uncacheable.sum(), corrupt.sum(), entries);
+        long bytes;
+        try {
+            bytes = closed ? -1 : store.stats().diskBytes();
+        } catch (RuntimeException e) {
+            bytes = -1;
+        }
+        return new ContentCacheStats(hits.sum(), misses.sum(), stale.sum(), revalidated.sum(), coalesced.sum(),
+                writer.stores(), writer.dropped(), expired.sum() + writer.swept(), uncacheable.sum(), corrupt.sum(),
+                writer.purged(), entries, bytes);
     }
 
     /** Returns once every write queued before the call is done (up to 30 s): a repeat request is then a HIT. */

@@ -6,18 +6,12 @@ import io.elastikey.protocol.http.RequestReadTimeoutException;
 import io.elastikey.protocol.http.ResponseSequencer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.elastikey.protocol.net.ProtocolErrorKind;
-import static java.nio.charset.StandardCharsets.UTF_8;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -25,28 +19,31 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Takes whole requests ({@code HttpServerCodec} + {@code HttpObjectAggregator} under HTTP/1.1, or
  * {@code Http2StreamFrameToHttpObjectCodec(true)} + {@code HttpObjectAggregator} on an HTTP/2 stream channel) and
- * answers each one:
+ * answers each one. The {@code X-Cache} header says how:
  * <ul>
- *   <li>GET or HEAD that may use the cache (see {@link StorePolicy}) with a fresh stored answer: from the cache,
- *       {@code X-Cache: HIT}, with {@code Age}; the origin sees nothing.
- *   <li>GET or HEAD otherwise: from the origin, {@code X-Cache: MISS}; a storable GET answer is stored on the way.
- *   <li>Any other method, a request with {@code Authorization} or {@code Cache-Control: no-store}, or no cache:
- *       from the origin, {@code X-Cache: BYPASS}, to tell "not looked up" from "looked up and absent". An unsafe
- *       method's non-error answer also deletes what the cache holds for its URL (RFC 9111 4.4).
+ *   <li>{@code HIT}: a fresh stored answer, with {@code Age}; the origin sees nothing.
+ *   <li>{@code STALE}: a stored answer past its freshness, served within {@code stale-while-revalidate} (one
+ *       background revalidation runs meanwhile) or within {@code stale-if-error} because the origin failed.
+ *   <li>{@code REVALIDATED}: a stale stored answer the origin confirmed with a 304 to a conditional request.
+ *   <li>{@code MISS}: a GET or HEAD that may use the cache, answered by the origin; a storable answer is stored.
+ *       Concurrent GET misses for one key make one origin request ({@link Flights}).
+ *   <li>{@code BYPASS}: any other method, a request with {@code Authorization} or {@code Cache-Control: no-store},
+ *       or no cache: from the origin, to tell "not looked up" from "looked up and absent". An unsafe method's
+ *       non-error answer also deletes what the cache holds for its URL (RFC 9111 4.4).
  * </ul>
- * Every answer carries {@code Via: 1.1 elastikey-edge} and a {@code Content-Length}, and leaves in request order
- * ({@link ResponseSequencer}); {@code Connection: close} from the client closes the connection after its answer. An
- * origin failure becomes a 502, 503 or 504 with a one-line text body that names no internal address (the log has
- * the details).
+ * A client's {@code If-None-Match} / {@code If-Modified-Since} is answered by the edge ({@link Conditionals}) when the
+ * answer comes from or through the cache: a match gives a 304. Every answer carries {@code Via: 1.1 elastikey-edge}
+ * and leaves in request order ({@link ResponseSequencer}); {@code Connection: close} from the client closes the
+ * connection after its answer. An origin failure becomes a 502, 503 or 504 with a one-line text body that names no
+ * internal address (the log has the details).
  *
- * <p>Stateless (per-connection state is a channel attribute), so one instance serves every connection and stream.
- * The request is released when {@link #channelRead0} returns; the origin client keeps its own view of the body.
+ * <p>Stateless but for the flights in progress (per-connection state is a channel attribute), so one instance serves
+ * every connection and stream. The request is released when {@link #channelRead0} returns; the origin client and a
+ * waiting request keep their own views.
  */
 @Sharable
 public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -54,12 +51,24 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
     static final String HIT = "HIT";
     static final String MISS = "MISS";
     static final String BYPASS = "BYPASS";
+    static final String STALE = "STALE";
+    static final String REVALIDATED = "REVALIDATED";
     /** The longest request line (HTTP/1.1) or {@code :path} (HTTP/2); longer gets 414. */
     public static final int MAX_REQUEST_LINE = 8192;
+
+    /** The text of each refusal {@link RequestChecks} may choose, by status. */
+    private static final Map<Integer, String> REFUSALS = Map.of(
+            400, "malformed request",
+            408, "the request did not arrive in time",
+            413, "request body too large",
+            414, "request line too long",
+            431, "request headers too large",
+            505, "only HTTP/1.0, HTTP/1.1 and HTTP/2 are served");
 
     private final ContentCache cache;
     private final OriginClient origin;
     private final ProtocolErrorHandler errors;
+    private final Flights flights = new Flights();
 
     /**
      * @param cache  the content cache; {@code null} for none: every request goes to the origin
@@ -81,6 +90,11 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
         this(null, origin, new ProtocolErrorHandler(kind -> { }));
     }
 
+    /** Requests waiting for another request's origin fetch of the same URL now (for metrics and tests). */
+    public int coalescedWaiting() {
+        return flights.waiting();
+    }
+
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         ResponseSequencer queue = ResponseSequencer.of(ctx.channel());
@@ -94,13 +108,14 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
             if (!(cause instanceof RequestReadTimeoutException)) { // the timer has counted that one
                 errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
             }
-            queue.complete(ctx, queue.reserve(true), text(HttpVersion.HTTP_1_1, status, REFUSALS.get(status.code())));
+            queue.complete(ctx, queue.reserve(true), Reply.text(HttpVersion.HTTP_1_1, status,
+                    REFUSALS.get(status.code())));
             return;
         }
         HttpResponseStatus lineProblem = RequestChecks.requestLineProblem(request, MAX_REQUEST_LINE);
         if (lineProblem != null) {
             errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, "request line refused with " + lineProblem);
-            queue.complete(ctx, queue.reserve(true), text(HttpVersion.HTTP_1_1, lineProblem,
+            queue.complete(ctx, queue.reserve(true), Reply.text(HttpVersion.HTTP_1_1, lineProblem,
                     REFUSALS.get(lineProblem.code())));
             return;
         }
@@ -108,21 +123,64 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
         HttpMethod method = request.method();
         boolean head = HttpMethod.HEAD.equals(method);
         boolean safe = head || HttpMethod.GET.equals(method);
-        boolean cacheable = cache != null && safe && !StorePolicy.bypasses(request.headers());
-        byte[] key = cacheable || cache != null && !safe ? cache.keyOf(request) : null;
-        if (cacheable) {
-            CachedResponse hit = cache.lookup(key, request.headers());
-            if (hit != null) {
-                FullHttpResponse response = hit.toResponse(version, head, cache.now());
-                response.headers().set(X_CACHE, HIT).add(HttpHeaderNames.VIA, ProxyHeaders.VIA);
-                queue.complete(ctx, slot, response);
-                return;
+        Reply reply = new Reply(ctx, queue, slot, version, head, request.headers());
+        if (cache == null || !safe || StorePolicy.bypasses(request.headers())) {
+            byte[] invalidate = cache != null && !safe ? cache.keyOf(request) : null;
+            forward(reply, request, null, invalidate, BYPASS);
+            return;
+        }
+        byte[] key = cache.keyOf(request);
+        CachedResponse entry = cache.lookup(key, request.headers());
+        long now = cache.now();
+        if (entry != null && entry.isFresh(now)) {
+            reply.sendStored(entry, HIT, now);
+        } else if (head || !Conditionals.shareable(request.headers())) {
+            if (entry != null) {
+                cache.countStale(MISS);
+            }
+            forward(reply, request, head ? null : key, null, MISS);
+        } else if (entry != null && entry.servableWhileRevalidating(now)) {
+            cache.countStale(STALE);
+            reply.sendStored(entry, STALE, now);
+            Flights.Flight flight = flights.leadIfIdle(key);
+            if (flight != null) {
+                new CacheFetch(cache, flight, key, entry, null, request.headers())
+                        .start(origin, request, ctx.channel().remoteAddress(), ctx.channel().eventLoop());
+            }
+        } else {
+            Waiting waiting = new Waiting(reply, request.retainedDuplicate(), key, entry != null);
+            Flights.Flight flight = flights.leadOrJoin(key, waiting);
+            if (flight != null) {
+                waiting.request.release();
+                new CacheFetch(cache, flight, key, entry, reply, request.headers())
+                        .start(origin, request, ctx.channel().remoteAddress(), ctx.channel().eventLoop());
             }
         }
-        Exchange exchange = new Exchange(ctx, queue, slot, version, method, request.headers(),
-                cacheable ? MISS : BYPASS, cacheable && !head ? key : null, safe ? null : key);
-        origin.fetch(request, ctx.channel().remoteAddress(), ctx.channel().eventLoop())
-                .whenComplete(exchange::onLoop);
+    }
+
+    /**
+     * Sends {@code request} to the origin as it came and passes the answer on; stores it under {@code storeKey}
+     * and invalidates {@code invalidateKey} (either may be null).
+     */
+    private void forward(Reply reply, FullHttpRequest request, byte[] storeKey, byte[] invalidateKey, String verdict) {
+        HttpMethod method = request.method();
+        origin.fetch(request, reply.remote(), reply.loop()).whenComplete((response, failure) -> {
+            boolean onLoop = reply.onLoop(() -> {
+                if (failure != null) {
+                    reply.sendFailure(failure, verdict);
+                    return;
+                }
+                if (storeKey != null) {
+                    cache.store(storeKey, method, reply.request(), response);
+                } else if (invalidateKey != null && response.status().code() < 400) {
+                    cache.invalidate(invalidateKey);
+                }
+                reply.send(response, verdict, true, false);
+            });
+            if (!onLoop && response != null) {
+                response.release();
+            }
+        });
     }
 
     @Override
@@ -133,99 +191,59 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
 
     // Exceptions go on to the ProtocolErrorHandler at the end of the pipeline.
 
-    /** What the answer to a request sent to the origin needs; built on the loop, finished on the loop. */
-    private final class Exchange {
-        private final ChannelHandlerContext ctx;
-        private final ResponseSequencer queue;
-        private final ResponseSequencer.Slot slot;
-        private final HttpVersion version;
-        private final HttpMethod method;
-        private final HttpHeaders requestHeaders;
-        private final String verdict;
-        private final byte[] storeKey;
-        private final byte[] invalidateKey;
+    /** A GET waiting for a flight; owns a duplicate of its request in case it has to fetch on its own. */
+    private final class Waiting implements Flights.Waiter {
+        private final Reply reply;
+        private final FullHttpRequest request;
+        private final byte[] key;
+        private final boolean hadEntry;
 
-        Exchange(ChannelHandlerContext ctx, ResponseSequencer queue, ResponseSequencer.Slot slot, HttpVersion version,
-                 HttpMethod method, HttpHeaders requestHeaders, String verdict, byte[] storeKey, byte[] invalidateKey) {
-            this.ctx = ctx;
-            this.queue = queue;
-            this.slot = slot;
-            this.version = version;
-            this.method = method;
-            this.requestHeaders = requestHeaders;
-            this.verdict = verdict;
-            this.storeKey = storeKey;
-            this.invalidateKey = invalidateKey;
+        Waiting(Reply reply, FullHttpRequest request, byte[] key, boolean hadEntry) {
+            this.reply = reply;
+            this.request = request;
+            this.key = key;
+            this.hadEntry = hadEntry;
         }
 
-        /** The origin client completes on the loop; this only guards against a future completed elsewhere. */
-        void onLoop(FullHttpResponse response, Throwable failure) {
-            if (ctx.executor().inEventLoop()) {
-                answer(response, failure);
-                return;
-            }
-            try {
-                ctx.executor().execute(() -> answer(response, failure));
-            } catch (RejectedExecutionException e) {
-                if (response != null) {
-                    response.release();
+        @Override
+        public void deliver(Flights.Outcome outcome) {
+            boolean onLoop = reply.onLoop(() -> {
+                try {
+                    answer(outcome);
+                } finally {
+                    request.release();
+                }
+            });
+            if (!onLoop) {
+                request.release();
+                if (outcome.response() != null) {
+                    outcome.response().release();
                 }
             }
         }
 
-        private void answer(FullHttpResponse response, Throwable failure) {
-            if (failure != null) {
-                queue.complete(ctx, slot, originFailure(version, failure, verdict));
+        private void answer(Flights.Outcome outcome) {
+            FullHttpResponse shared = outcome.response();
+            if (outcome.failure() == null && (shared == null
+                    || !StorePolicy.varyMatches(outcome.vary(), request.headers()))) {
+                if (shared != null) {
+                    shared.release();
+                }
+                if (hadEntry) {
+                    cache.countStale(MISS);
+                }
+                forward(reply, request, key, null, MISS); // not for sharing: its own request, alone
                 return;
             }
-            int status = response.status().code();
-            if (storeKey != null) {
-                cache.store(storeKey, method, requestHeaders, response);
-            } else if (invalidateKey != null && status < 400) {
-                cache.invalidate(invalidateKey);
+            cache.countCoalesced();
+            if (hadEntry) {
+                cache.countStale(outcome.verdict());
             }
-            ProxyHeaders.cleanResponse(response.headers());
-            response.setProtocolVersion(version);
-            if (!HttpMethod.HEAD.equals(method) && status >= 200 && status != 204 && status != 304) {
-                HttpUtil.setContentLength(response, response.content().readableBytes());
+            if (outcome.failure() != null) {
+                reply.sendFailure(outcome.failure(), outcome.verdict());
+            } else {
+                reply.send(shared, outcome.verdict(), outcome.fromOrigin(), true);
             }
-            response.headers().set(X_CACHE, verdict);
-            queue.complete(ctx, slot, response);
         }
-    }
-
-    private static FullHttpResponse originFailure(HttpVersion version, Throwable failure, String verdict) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        int status = cause instanceof OriginException oe ? oe.status() : 502;
-        String text = switch (status) {
-            case 503 -> "the origin is busy; try again shortly";
-            case 504 -> "the origin did not answer in time";
-            default -> "the origin could not be reached or sent a bad answer";
-        };
-        FullHttpResponse response = text(version, HttpResponseStatus.valueOf(status), text);
-        response.headers().set(X_CACHE, verdict);
-        return response;
-    }
-
-    /** The text of each refusal {@link RequestChecks} may choose, by status. */
-    private static final Map<Integer, String> REFUSALS = Map.of(
-            400, "malformed request",
-            408, "the request did not arrive in time",
-            413, "request body too large",
-            414, "request line too long",
-            431, "request headers too large",
-            505, "only HTTP/1.0, HTTP/1.1 and HTTP/2 are served");
-
-    /** A one-line {@code text/plain} answer that no cache keeps. */
-    private static FullHttpResponse text(HttpVersion version, HttpResponseStatus status, String message) {
-        byte[] body = (status.code() + " " + status.reasonPhrase() + ": " + message + "\n").getBytes(UTF_8);
-        FullHttpResponse response = new DefaultFullHttpResponse(version, status, Unpooled.wrappedBuffer(body));
-        response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8")
-                .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_STORE)
-                .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
-                .add(HttpHeaderNames.VIA, ProxyHeaders.VIA);
-        return response;
     }
 }

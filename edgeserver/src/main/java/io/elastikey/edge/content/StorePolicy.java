@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * RFC 9111 as a shared cache without revalidation applies it. A response is stored only when it answers a GET
+ * RFC 9111's storage rules as a shared cache applies them. A response is stored only when it answers a GET
  * with 200, its {@link CacheControl} allows a shared cache to keep it, it has a positive freshness lifetime, it
  * sets no cookie and it does not vary on everything ({@code Vary: *}). The lifetime comes from {@code s-maxage},
  * else {@code max-age}, else {@code Expires} minus {@code Date} (one Netty date parse, so it is cheap to honour),
@@ -24,9 +24,9 @@ import java.util.Locale;
  * A request's {@code no-cache} or {@code max-age=0} (a browser reload) is not honoured: at an edge it would let any
  * client send every request to the origin, and stored answers are at most their lifetime old anyway.
  *
- * <p>{@code Vary} other than {@code *} is supported by keeping one variant per URL: the request's values of the
- * named headers are stored with the response, and a later request with other values misses (and its answer
- * replaces the stored one).
+ * <p>{@code Vary} other than {@code *} is supported: the request's values of the named headers are stored with the
+ * response ({@link #varyFields}), each variant under its own key ({@link VaryIndex}), and a lookup checks them
+ * ({@link #varyMatches}).
  */
 final class StorePolicy {
     private StorePolicy() {
@@ -118,7 +118,7 @@ final class StorePolicy {
     }
 
     /** Every line of the request header joined by ", ", or null when absent. */
-    private static String requestValue(HttpHeaders request, String name) {
+    static String requestValue(HttpHeaders request, String name) {
         List<String> values = request.getAll(name);
         if (values.isEmpty()) {
             return null;

@@ -5,14 +5,19 @@
  * <h2>Path of a request</h2>
  * <pre>
  *   ContentHandler      GET/HEAD allowed to use the cache?  StorePolicy.bypasses
- *     ContentCache      lookup: CacheKeys -> KeyValueStore.get -> CachedResponse.decode -> fresh? Vary matches?
- *                       HIT: CachedResponse.toResponse (+ Age, X-Cache: HIT)
- *     OriginClient      MISS or BYPASS: OriginPool of the caller's event loop -> OriginConnectionHandler
+ *     ContentCache      lookup: CacheKeys -> KeyValueStore.get (-> VaryIndex -> variant) -> CachedResponse.decode
+ *                       fresh: HIT, Reply.sendStored (+ Age; Conditionals may make it a 304)
+ *                       stale within stale-while-revalidate: STALE, and a background CacheFetch
+ *     Flights           otherwise (GET): lead a flight, or wait for the one in progress
+ *     CacheFetch        the leader: Conditionals.forOrigin -> OriginClient -> 304: ContentCache.refresh
+ *                       (REVALIDATED); failure or 5xx within stale-if-error: STALE; else store (MISS)
+ *     OriginClient      OriginPool of the caller's event loop -> OriginConnectionHandler
  *     ContentCache      store: StorePolicy.freshness + size -> CacheWriter (own thread) -> KeyValueStore.put
  * </pre>
  *
  * <h2>Threads</h2>
- * A request is read, looked up, proxied and answered on the event loop of its client connection: the origin
+ * A request is read, looked up, proxied and answered on the event loop of its client connection (a request that
+ * waits on another's flight is answered on its own loop, from a duplicate of the leader's answer): the origin
  * connections it uses belong to that loop ({@link io.elastikey.edge.content.OriginClient}), and cache lookups run
  * inline because the store's hot tier is memory. Only cache writes leave the loop, for one bounded writer thread
  * that drops rather than blocks.
@@ -24,8 +29,7 @@
  * body is a view of the array the store returned. No body is copied on an event loop.
  *
  * <h2>What is not done</h2>
- * No revalidation (conditional requests to the origin), no request coalescing (concurrent misses for one URL all
- * reach the origin), one {@code Vary} variant per URL, no heuristic freshness, and no bound on the store's disk use
- * other than expiry.
+ * No heuristic freshness, no coalescing of HEAD or of requests with {@code Range} or preconditions, and no bound on
+ * the store's disk use other than expiry.
  */
 package io.elastikey.edge.content;

@@ -25,6 +25,21 @@ class CacheControlTest {
     }
 
     @Test
+    void staleDirectivesGiveTheirWindowsUnlessMustRevalidate() {
+        CacheControl cc = CacheControl.parse("max-age=1, stale-while-revalidate=30, stale-if-error=\"600\"");
+        assertThat(cc.staleWhileRevalidateMillis()).isEqualTo(30_000);
+        assertThat(cc.staleIfErrorMillis()).isEqualTo(600_000);
+        assertThat(cc.allowsSharedStorage()).isTrue();
+        CacheControl strict = CacheControl.parse("max-age=1, stale-while-revalidate=30, stale-if-error=60, "
+                + "proxy-revalidate");
+        assertThat(strict.staleWhileRevalidateMillis()).isZero();
+        assertThat(strict.staleIfErrorMillis()).isZero();
+        assertThat(CacheControl.parse("max-age=1").staleIfErrorMillis()).isZero();
+        assertThat(CacheControl.parse("stale-if-error=1, stale-if-error=2").malformed()).isTrue();
+        assertThat(CacheControl.parse("stale-while-revalidate").malformed()).isTrue();
+    }
+
+    @Test
     void directiveNamesAreCaseInsensitive() {
         CacheControl cc = CacheControl.parse("Max-Age=30, NO-STORE");
         assertThat(cc.maxAge()).isEqualTo(30);

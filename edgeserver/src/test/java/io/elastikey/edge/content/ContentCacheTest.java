@@ -12,7 +12,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -229,6 +231,72 @@ class ContentCacheTest {
         assertThat(body(lookup(get("/v", "accept-language", "en")))).isEqualTo("english");
         assertThat(lookup(get("/v", "accept-language", "fr"))).isNull();
         assertThat(lookup(get("/v"))).isNull();
+    }
+
+    @Test
+    void eachVaryVariantIsKeptUnderItsOwnKey() throws Exception {
+        for (String lang : new String[] {"en", "fr"}) {
+            assertThat(store(cache, get("/vv", "accept-language", lang), ok(lang, "cache-control", "max-age=60",
+                    "vary", "Accept-Language"))).isTrue();
+        }
+        assertThat(body(lookup(get("/vv", "accept-language", "en")))).isEqualTo("en");
+        assertThat(body(lookup(get("/vv", "accept-language", "fr")))).isEqualTo("fr");
+        assertThat(lookup(get("/vv", "accept-language", "de"))).isNull();
+        assertThat(store.size()).as("an index and two variants").isEqualTo(3);
+        assertThat(cache.purge("/vv", null).get()).isEqualTo(2);
+        assertThat(store.size()).isZero();
+    }
+
+    @Test
+    void aStaleEntryIsKeptWhileItCanBeRevalidatedOrServedStale() throws Exception {
+        MutableClock clock = new MutableClock(1_000_000);
+        try (ContentCache timed = new ContentCache(store, false, 1024, MAX_ENTRY, clock, 16, Long.MAX_VALUE)) {
+            HttpRequest tagged = get("/tagged");
+            HttpRequest swr = get("/swr");
+            HttpRequest plain = get("/plain");
+            assertThat(store(timed, tagged, ok("t", "cache-control", "max-age=1", "etag", "\"1\""))).isTrue();
+            assertThat(store(timed, swr, ok("s", "cache-control", "max-age=1, stale-while-revalidate=10"))).isTrue();
+            assertThat(store(timed, plain, ok("p", "cache-control", "max-age=1"))).isTrue();
+            clock.now += 5_000;
+            CachedResponse stale = timed.lookup(timed.keyOf(swr), swr.headers());
+            assertThat(stale.isFresh(clock.now)).isFalse();
+            assertThat(stale.servableWhileRevalidating(clock.now)).isTrue();
+            assertThat(stale.servableOnError(clock.now)).isFalse();
+            assertThat(timed.lookup(timed.keyOf(tagged), tagged.headers()).hasValidator()).isTrue();
+            assertThat(timed.lookup(timed.keyOf(plain), plain.headers())).as("nothing to do with it").isNull();
+            clock.now += 10_000;
+            assertThat(timed.lookup(timed.keyOf(swr), swr.headers())).as("past its window").isNull();
+            assertThat(timed.lookup(timed.keyOf(tagged), tagged.headers())).isNotNull();
+            clock.now += CachedResponse.REVALIDATION_WINDOW_MILLIS;
+            assertThat(timed.lookup(timed.keyOf(tagged), tagged.headers())).isNull();
+        }
+    }
+
+    @Test
+    void a304RefreshesTheHeadersAndTheFreshnessAndKeepsTheBody() throws Exception {
+        MutableClock clock = new MutableClock(1_000_000);
+        try (ContentCache timed = new ContentCache(store, false, 1024, MAX_ENTRY, clock, 16, Long.MAX_VALUE)) {
+            HttpRequest request = get("/r");
+            assertThat(store(timed, request, ok("body", "cache-control", "max-age=1", "etag", "\"1\"",
+                    "content-type", "text/plain"))).isTrue();
+            clock.now += 2_000;
+            byte[] key = timed.keyOf(request);
+            CachedResponse stale = timed.lookup(key, request.headers());
+            HttpHeaders notModified = new DefaultHttpHeaders().add("cache-control", "max-age=100")
+                    .add("etag", "\"1\"");
+            CachedResponse refreshed = timed.refresh(key, stale, notModified, request.headers());
+            assertThat(refreshed.isFresh(clock.now + 99_000)).isTrue();
+            assertThat(refreshed.header("cache-control")).isEqualTo("max-age=100");
+            assertThat(refreshed.header("content-type")).isEqualTo("text/plain");
+            timed.awaitWrites();
+            CachedResponse stored = timed.lookup(key, request.headers());
+            assertThat(stored.isFresh(clock.now)).isTrue();
+            assertThat(body(stored)).isEqualTo("body");
+            assertThat(timed.refresh(key, stored, new DefaultHttpHeaders().add("cache-control", "no-store"),
+                    request.headers()).isFresh(clock.now)).as("served once, not kept").isFalse();
+            timed.awaitWrites();
+            assertThat(store.contains(key)).isFalse();
+        }
     }
 
     @Test

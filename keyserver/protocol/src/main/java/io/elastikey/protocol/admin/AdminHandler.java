@@ -15,13 +15,19 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
  * Answers the admin endpoint's three paths: {@code /metrics} (Prometheus text format),
  * {@code /healthz} (the process is up) and {@code /readyz} (keys, TLS and listeners are ready
- * and the server is not draining). Anything else is a 404; anything but GET or HEAD a 405.
+ * and the server is not draining), plus the server's {@link AdminRoute}s. Anything else is a 404;
+ * a method a path does not take, a 405.
  */
 @Sharable
 final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -29,21 +35,32 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private final Supplier<String> scrape;
     private final BooleanSupplier ready;
+    private final Map<String, AdminRoute> routes = new HashMap<>();
 
-    AdminHandler(Supplier<String> scrape, BooleanSupplier ready) {
+    AdminHandler(Supplier<String> scrape, BooleanSupplier ready, List<AdminRoute> routes) {
         this.scrape = scrape;
         this.ready = ready;
+        for (AdminRoute r : routes) {
+            if (List.of("/metrics", "/healthz", "/readyz").contains(r.path()) || this.routes.put(r.path(), r) != null) {
+                throw new IllegalArgumentException("admin path " + r.path() + " is taken");
+            }
+        }
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        QueryStringDecoder query = new QueryStringDecoder(request.uri());
+        AdminRoute route = routes.get(query.path());
+        if (route != null) {
+            route(ctx, request, route, query);
+            return;
+        }
         boolean head = request.method().equals(HttpMethod.HEAD);
         if (!head && !request.method().equals(HttpMethod.GET)) {
             respond(ctx, request, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", "use GET\n", false);
             return;
         }
-        String path = new QueryStringDecoder(request.uri()).path();
-        switch (path) {
+        switch (query.path()) {
             case "/metrics" -> respond(ctx, request, HttpResponseStatus.OK, PROMETHEUS_TEXT, scrape.get(), head);
             case "/healthz" -> respond(ctx, request, HttpResponseStatus.OK, "text/plain", "ok\n", head);
             case "/readyz" -> {
@@ -54,6 +71,38 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
             default -> respond(ctx, request, HttpResponseStatus.NOT_FOUND, "text/plain",
                     "not found; try /metrics, /healthz or /readyz\n", head);
         }
+    }
+
+    private static void route(ChannelHandlerContext ctx, FullHttpRequest request, AdminRoute route,
+                              QueryStringDecoder query) {
+        if (!request.method().name().equals(route.method())) {
+            respond(ctx, request, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", "use " + route.method() + "\n",
+                    false);
+            return;
+        }
+        CompletableFuture<AdminRoute.Reply> reply;
+        try {
+            reply = route.handler().handle(query.parameters());
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        FullHttpRequest kept = request.retainedDuplicate();
+        reply.whenComplete((r, failure) -> {
+            try {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                if (cause == null) {
+                    respond(ctx, kept, HttpResponseStatus.valueOf(r.status()), r.contentType(), r.body(), false);
+                } else if (cause instanceof IllegalArgumentException) {
+                    respond(ctx, kept, HttpResponseStatus.BAD_REQUEST, "text/plain", cause.getMessage() + "\n", false);
+                } else {
+                    respond(ctx, kept, HttpResponseStatus.INTERNAL_SERVER_ERROR, "text/plain",
+                            "failed: " + cause + "\n", false);
+                }
+            } finally {
+                kept.release();
+            }
+        });
     }
 
     private static void respond(ChannelHandlerContext ctx, FullHttpRequest request, HttpResponseStatus status,

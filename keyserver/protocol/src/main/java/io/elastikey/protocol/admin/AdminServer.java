@@ -12,13 +12,15 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The plain-HTTP admin endpoint: metrics and health for Prometheus and orchestrators. It binds
- * to loopback by default ({@code admin.listen}) because it is not authenticated; it never
- * shows key material, only counts and timings.
+ * The plain-HTTP admin endpoint: metrics and health for Prometheus and orchestrators, and the
+ * {@link AdminRoute}s a server adds (the edge's {@code POST /purge}). It binds to loopback by
+ * default ({@code admin.listen}) because it is not authenticated; it never shows key material,
+ * only counts and timings, and no route may change more than a cache.
  */
 public final class AdminServer implements AutoCloseable {
     private final Channel channel;
@@ -29,7 +31,13 @@ public final class AdminServer implements AutoCloseable {
 
     public static AdminServer start(InetSocketAddress address, EventLoopGroup group, Supplier<String> scrape,
                                     BooleanSupplier ready) throws InterruptedException {
-        AdminHandler handler = new AdminHandler(scrape, ready);
+        return start(address, group, scrape, ready, List.of());
+    }
+
+    /** As above, with {@code routes} added to the built-in paths (which they may not replace). */
+    public static AdminServer start(InetSocketAddress address, EventLoopGroup group, Supplier<String> scrape,
+                                    BooleanSupplier ready, List<AdminRoute> routes) throws InterruptedException {
+        AdminHandler handler = new AdminHandler(scrape, ready, routes);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
                 .channel(Transports.serverChannelFor(group))

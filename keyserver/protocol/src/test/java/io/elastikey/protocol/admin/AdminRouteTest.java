@@ -1,0 +1,84 @@
+package io.elastikey.protocol.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.elastikey.protocol.net.Transports;
+import io.netty.channel.EventLoopGroup;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Routes a server adds to the admin endpoint, over a real socket: method, parameters, late answers, errors. */
+class AdminRouteTest {
+    static EventLoopGroup group;
+    static AdminServer server;
+    static final CompletableFuture<AdminRoute.Reply> later = new CompletableFuture<>();
+    static final CompletableFuture<Void> asked = new CompletableFuture<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        group = Transports.newGroup(1, false, "admin-test");
+        server = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), group, () -> "# metrics\n", () -> true,
+                List.of(new AdminRoute("POST", "/echo", p -> {
+                    if (p.containsKey("bad")) {
+                        throw new IllegalArgumentException("bad parameter");
+                    }
+                    return CompletableFuture.completedFuture(AdminRoute.Reply.json(200, "{\"x\": \""
+                            + p.get("x").get(0) + "\"}"));
+                }), new AdminRoute("POST", "/later", p -> {
+                    asked.complete(null);
+                    return later;
+                })));
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private static HttpResponse<String> send(String method, String path) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + server.address().getPort() + path)).method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aRouteAnswersItsMethodWithItsParameters() throws Exception {
+        HttpResponse<String> r = send("POST", "/echo?x=%2Fa%3Fb");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
+        assertThat(r.body()).isEqualTo("{\"x\": \"/a?b\"}");
+        assertThat(send("GET", "/echo?x=1").statusCode()).isEqualTo(405);
+        assertThat(send("POST", "/echo?bad").statusCode()).isEqualTo(400);
+        assertThat(send("POST", "/echo?bad").body()).contains("bad parameter");
+        assertThat(send("GET", "/metrics").body()).isEqualTo("# metrics\n");
+        assertThat(send("POST", "/metrics").statusCode()).isEqualTo(405);
+    }
+
+    @Test
+    void aRouteMayAnswerLater() throws Exception {
+        CompletableFuture<HttpResponse<String>> r = HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.address().getPort() + "/later"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        asked.get(30, TimeUnit.SECONDS);
+        assertThat(r).isNotDone();
+        later.complete(AdminRoute.Reply.json(200, "{}"));
+        assertThat(r.get(30, TimeUnit.SECONDS).body()).isEqualTo("{}");
+    }
+
+    @Test
+    void builtInPathsCannotBeTaken() {
+        assertThatThrownBy(() -> AdminServer.start(new InetSocketAddress("127.0.0.1", 0), group, () -> "", () -> true,
+                List.of(new AdminRoute("POST", "/metrics", p -> null)))).hasMessageContaining("taken");
+    }
+}
