@@ -59,7 +59,7 @@ final class StoreOptions {
         }
         String why = CgroupLimit.system().binding()
                 .map(l -> "to fit the " + Sizes.format(l.bytes()) + " limit in " + l.file() + " with a "
-                        + Sizes.format(Runtime.getRuntime().maxMemory()) + " heap")
+                        + (Runtime.getRuntime().maxMemory() >> 20) + " MiB heap")
                 .orElse("no memory limit");
         return Sizes.format(memoryBytes()) + " (" + why + ")";
     }
