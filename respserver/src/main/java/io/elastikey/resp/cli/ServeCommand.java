@@ -72,7 +72,7 @@ public final class ServeCommand implements Callable<Integer> {
             stopped.countDown();
         }, "resp-shutdown"));
         System.out.printf("RESP server ready on %s:%d (%,d keys, memory budget %s, fsync %s, %s, %s)%n",
-                server.address().getHostString(), server.address().getPort(), elastic.size(), store.memory,
+                server.address().getHostString(), server.address().getPort(), elastic.size(), store.memoryDescription(),
                 store.fsync, options.tls() != null ? "TLS" : "no TLS",
                 options.users().required() ? "AUTH required" : "no AUTH");
         System.out.flush();

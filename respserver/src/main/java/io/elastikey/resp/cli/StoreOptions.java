@@ -4,6 +4,8 @@ package io.elastikey.resp.cli;
 import io.elastikey.resp.Sizes;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
+import io.elastikey.store.memory.CgroupLimit;
+import io.elastikey.store.memory.MemoryTierSizing;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -13,8 +15,11 @@ final class StoreOptions {
     @Option(names = "--data", description = "Data directory of the ElasticStore.")
     Path data;
 
-    @Option(names = "--memory", defaultValue = "1g", description = "Memory budget, e.g. 512m, 1g (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--memory", description = "Memory budget, e.g. 512m, 1g (default: 1g, or under a cgroup memory "
+            + "limit what fits under it; see docs/store.md).")
     String memory;
+
+    private long automatic = -1;
 
     @Option(names = "--fsync", defaultValue = "GROUP",
             description = "When a write counts as done: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
@@ -36,9 +41,27 @@ final class StoreOptions {
                 .indexCapacity(indexCapacity).maxValueSize(maxValueSize).build();
     }
 
-    /** The memory budget in bytes. */
+    /** The memory budget in bytes: {@code --memory}, or what fits this process's memory limit (computed once). */
     long memoryBytes() {
-        return parseSize(memory);
+        if (memory != null) {
+            return parseSize(memory);
+        }
+        if (automatic < 0) {
+            automatic = MemoryTierSizing.forThisProcess();
+        }
+        return automatic;
+    }
+
+    /** The budget and how it was chosen, for the line the server prints when ready. */
+    String memoryDescription() {
+        if (memory != null) {
+            return memory;
+        }
+        String why = CgroupLimit.system().binding()
+                .map(l -> "to fit the " + Sizes.format(l.bytes()) + " limit in " + l.file() + " with a "
+                        + (Runtime.getRuntime().maxMemory() >> 20) + " MiB heap")
+                .orElse("no memory limit");
+        return Sizes.format(memoryBytes()) + " (" + why + ")";
     }
 
     /** {@code 1g}, {@code 512m}, {@code 64k} or plain bytes ({@link Sizes}). */

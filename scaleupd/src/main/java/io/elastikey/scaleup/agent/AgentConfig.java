@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param cgroupBaseMb for the cgroup actuator: the limit a client's process has with no grant
  * @param cgroupRoot for the cgroup actuator: where the cgroup file system is mounted
  * @param procRoot for the cgroup actuator: where {@code /proc} is mounted
+ * @param cgroupParent for the cgroup actuator: the cgroup under which the agent makes one per client and moves each
+ *                     client's process in; {@code null}: write the limit of the cgroup the client is already in
  * @param ledgerFile where the grants are kept across restarts
  * @param ledgerSync what a written ledger survives: the agent's death (default) or power loss too
  * @param hotplugDelay a pause per grant change, simulating memory hot-plug; zero for none
@@ -30,7 +32,8 @@ import java.util.Objects;
  * @param maxInFlight requests one connection may have waiting for an answer; more get an error answer
  */
 public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits> clients, boolean knownClientsOnly,
-                          ActuatorKind actuator, long cgroupBaseMb, Path cgroupRoot, Path procRoot, Path ledgerFile,
+                          ActuatorKind actuator, long cgroupBaseMb, Path cgroupRoot, Path procRoot, Path cgroupParent,
+                          Path ledgerFile,
                           Ledger.Sync ledgerSync, Duration hotplugDelay, int maxConnections, Duration idleTimeout, int maxInFlight) {
 
     /** The actuators {@code --actuator} names. */
@@ -66,6 +69,7 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
         private ActuatorKind actuator = ActuatorKind.LEDGER;
         private long cgroupBaseMb = DEFAULT_CGROUP_BASE_MB;
         private Path cgroupRoot = Path.of("/sys/fs/cgroup");
+        private Path cgroupParent;
         private Path procRoot = Path.of("/proc");
         private Path ledgerFile = DEFAULT_LEDGER;
         private Ledger.Sync ledgerSync = Ledger.Sync.PROCESS;
@@ -115,6 +119,12 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
         public Builder cgroupRoots(Path cgroupRoot, Path procRoot) {
             this.cgroupRoot = cgroupRoot;
             this.procRoot = procRoot;
+            return this;
+        }
+
+        /** The parent of the per-client cgroups; {@code null} (the default) limits the client's own cgroup. */
+        public Builder cgroupParent(Path dir) {
+            cgroupParent = dir;
             return this;
         }
 
@@ -169,7 +179,8 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
             check(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idle timeout must be > 0");
             check(maxInFlight > 0, "max in-flight requests must be > 0");
             return new AgentConfig(socketPath.toAbsolutePath(), poolMb, clients, knownClientsOnly, actuator,
-                    cgroupBaseMb, cgroupRoot, procRoot, ledgerFile.toAbsolutePath(), ledgerSync, hotplugDelay, maxConnections,
+                    cgroupBaseMb, cgroupRoot, procRoot,
+                    cgroupParent == null ? null : cgroupParent.toAbsolutePath(), ledgerFile.toAbsolutePath(), ledgerSync, hotplugDelay, maxConnections,
                     idleTimeout, maxInFlight);
         }
 

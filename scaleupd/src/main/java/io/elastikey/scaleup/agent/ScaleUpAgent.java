@@ -3,6 +3,7 @@ package io.elastikey.scaleup.agent;
 
 import io.elastikey.scaleup.agent.actuate.Actuator;
 import io.elastikey.scaleup.agent.actuate.CgroupActuator;
+import io.elastikey.scaleup.agent.actuate.ClientCgroupActuator;
 import io.elastikey.scaleup.agent.actuate.LedgerActuator;
 import io.elastikey.scaleup.agent.ledger.Ledger;
 import io.elastikey.scaleup.agent.net.AgentInitializer;
@@ -86,7 +87,9 @@ public final class ScaleUpAgent implements AutoCloseable {
         List<String> warnings = restoreReport(config, pool.snapshot(), pool.owners(), ledger);
         Actuator actuator = switch (config.actuator()) {
             case LEDGER -> new LedgerActuator();
-            case CGROUP -> new CgroupActuator(config.cgroupRoot(), config.procRoot(), config.cgroupBaseMb());
+            case CGROUP -> config.cgroupParent() != null
+                    ? ClientCgroupActuator.open(config.cgroupParent(), config.cgroupBaseMb())
+                    : new CgroupActuator(config.cgroupRoot(), config.procRoot(), config.cgroupBaseMb());
         };
         SocketFile socketFile = new SocketFile(config.socketPath());
         socketFile.prepare();
@@ -106,7 +109,7 @@ public final class ScaleUpAgent implements AutoCloseable {
             log.info("scaleupd listening on {}: pool {} MiB ({} MiB free), {} client(s) configured{}, actuator {}, "
                             + "ledger {}", config.socketPath(), config.poolMb(), pool.snapshot().freeMb(),
                     config.clients().size(), config.knownClientsOnly() ? " (known clients only)" : "",
-                    actuator.name(), ledger.file());
+                    actuator.describe(), ledger.file());
             return agent;
         } catch (IOException | RuntimeException | InterruptedException e) {
             loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);

@@ -49,4 +49,26 @@ class CgroupAgentTest {
             assertThat(agent.pool().grants()).containsEntry("keyserver", 512L);
         }
     }
+
+    @Test
+    void withAParentTheAgentMakesTheClientsCgroupAndMovesThePeerIn() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        Path parent = Files.createDirectories(dir.resolve("memory/elastikey"));
+        Files.writeString(parent.resolve("memory.limit_in_bytes"), "9223372036854771712\n");
+        Path client = Files.createDirectories(parent.resolve("store-a")); // the kernel would make these files
+        Files.writeString(client.resolve("memory.limit_in_bytes"), "");
+        Files.writeString(client.resolve("cgroup.procs"), "");
+        AgentConfig config = AgentConfig.builder().socketPath(dir.resolve("a.sock"))
+                .ledgerFile(dir.resolve("ledger.json")).poolMb(2048).actuator(AgentConfig.ActuatorKind.CGROUP)
+                .cgroupParent(parent).cgroupBaseMb(256).build();
+        try (ScaleUpAgent agent = ScaleUpAgent.start(config);
+             SocketScaleUpClient c = new SocketScaleUpClient(agent.socketPath(), "store-a", Duration.ofSeconds(5))) {
+            ScaleUpResponse r = c.rescale(512, "");
+            assertThat(r.status()).isEqualTo(Status.GRANTED);
+            assertThat(r.message()).contains("cgroup limit 768 MiB written").contains("process " + pid + " moved");
+            assertThat(Files.readString(client.resolve("memory.limit_in_bytes")))
+                    .isEqualTo(Long.toString(768L * 1024 * 1024));
+            assertThat(Files.readString(client.resolve("cgroup.procs"))).isEqualTo(Long.toString(pid));
+        }
+    }
 }

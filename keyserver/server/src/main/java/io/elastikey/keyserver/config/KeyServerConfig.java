@@ -8,11 +8,14 @@ import io.elastikey.store.Stores;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
 import io.elastikey.store.governor.GovernorConfig;
+import io.elastikey.store.memory.CgroupLimit;
+import io.elastikey.store.memory.MemoryTierSizing;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.OptionalLong;
 
 /**
  * Every setting of the key server and of the {@code keys} commands, read once and validated:
@@ -25,7 +28,16 @@ import java.util.Locale;
  * The settings and their defaults are listed in docs/keyserver.md and by {@code --help}.
  */
 public final class KeyServerConfig {
+    /** {@code store.memory} with no memory limit. */
+    static final long DEFAULT_STORE_MEMORY = 128L << 20;
+
     public static final String DEFAULT_DATA_DIR = ConfigOptions.DEFAULT_DATA_DIR;
+
+    /** {@code store.memory} when not set: 128 MiB, or less when that would not fit this process's cgroup limit. */
+    static long defaultStoreMemory(OptionalLong cgroupLimit, long maxHeapBytes) {
+        return Math.min(DEFAULT_STORE_MEMORY, MemoryTierSizing.budget(cgroupLimit, maxHeapBytes));
+    }
+
     private static final long ENTRIES_PER_KEY = 4;
     /** Holds some 480,000 EC P-256 keys (docs/keys.md, "Parsed-key cache"). */
     static final String DEFAULT_KEY_CACHE = "512m";
@@ -104,7 +116,8 @@ public final class KeyServerConfig {
         if (expectedKeys < 1 || expectedKeys > (1L << 32)) {
             throw new ConfigException("keys.expected: " + expectedKeys + " is outside 1 to 2^32");
         }
-        storeMemoryBytes = Values.size("store.memory", or(source.get("store.memory"), "128m"));
+        storeMemoryBytes = source.get("store.memory") != null ? Values.size("store.memory", source.get("store.memory"))
+                : defaultStoreMemory(CgroupLimit.system().limitBytes(), Runtime.getRuntime().maxMemory());
         storeFsync = enumValue(FsyncPolicy.class, "store.fsync", or(source.get("store.fsync"), "group"));
         store = storeLocation(source.get("store"), dataDir);
         governor = governorConfig(source, storeMemoryBytes);

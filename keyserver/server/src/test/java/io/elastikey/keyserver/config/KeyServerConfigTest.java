@@ -300,4 +300,16 @@ class KeyServerConfigTest {
             throw new AssertionError(e);
         }
     }
+
+    @Test
+    void storeMemoryDefaultsTo128MibOrWhatFitsACgroupLimit() {
+        long mib = 1L << 20;
+        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.empty(), 640 * mib)).isEqualTo(128 * mib);
+        // 1 GiB cgroup, -Xmx640m: (1024 - 640 - 128) / 2 = 128; 896 MiB: 64; 768 MiB: nothing left for a tier
+        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(1024 * mib), 640 * mib))
+                .isEqualTo(128 * mib);
+        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(896 * mib), 640 * mib))
+                .isEqualTo(64 * mib);
+        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(768 * mib), 640 * mib)).isZero();
+    }
 }

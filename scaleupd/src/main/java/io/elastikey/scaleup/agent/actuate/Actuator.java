@@ -11,6 +11,11 @@ public interface Actuator {
     /** The {@code --actuator} name. */
     String name();
 
+    /** The name and what was detected at start, for the agent's first log line. */
+    default String describe() {
+        return name();
+    }
+
     /**
      * Applies {@code grantMb} as the client's total grant.
      *

@@ -58,6 +58,12 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
             description = "cgroup actuator: cgroup file system root (default: ${DEFAULT-VALUE}).")
     Path cgroupRoot;
 
+    @Option(names = "--cgroup-parent", paramLabel = "DIR",
+            description = "cgroup actuator: make a memory cgroup per client under DIR (v1 or v2, detected), move "
+                    + "each client's process into it and set its limit there; without it, the limit of the cgroup "
+                    + "the client is already in (alone) is set.")
+    Path cgroupParent;
+
     @Option(names = "--proc-root", paramLabel = "DIR", defaultValue = "/proc",
             description = "cgroup actuator: proc file system root (default: ${DEFAULT-VALUE}).")
     Path procRoot;
@@ -135,6 +141,7 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
                 .actuator(actuator)
                 .cgroupBaseMb(Sizes.parseMb(cgroupBase))
                 .cgroupRoots(cgroupRoot, procRoot)
+                .cgroupParent(cgroupParent)
                 .ledgerFile(ledger != null ? ledger : data.resolve("scaleupd").resolve("ledger.json"))
                 .ledgerSync(ledgerSync)
                 .hotplugDelay(hotplugDelay)
