@@ -11,15 +11,12 @@ import io.elastikey.protocol.ski.SkiTransportException;
 import io.elastikey.protocol.ski.SkiTransportException.Kind;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -30,7 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Requests are spread round robin over {@code connections} connections and pipelined on each: many in flight,
  * answers matched by request ID in whatever order they come. Connections are made when first needed (or by
- * {@link #connect()}) and again after they close. Of the {@link SkiClientOptions}, the HTTP version and the response
+ * {@link #connect()}) and again after they close. Each request has a deadline, {@code requestTimeout} from
+ * {@link #execute}; each connection sweeps its requests for expired ones a few times per timeout, rather than
+ * arming a timer per request (which, from the caller's thread, costs a wake-up of another event loop each time). Of the {@link SkiClientOptions}, the HTTP version and the response
  * size limit do not apply.
  *
  * <p>Error answers become {@link SkiException}s: {@code key not found} is {@code spki not found};
@@ -63,7 +62,8 @@ public final class KeylessClient implements KeyServerClient {
         String serverName = options.serverName() != null ? options.serverName() : server.getHostString();
         this.connections = new KeylessConnection[options.connections()];
         for (int i = 0; i < connections.length; i++) {
-            connections[i] = new KeylessConnection(group, sslContext, server, serverName, options.connectTimeout());
+            connections[i] = new KeylessConnection(group, sslContext, server, serverName, options.connectTimeout(),
+                    options.requestTimeout());
         }
         LOG.info("Keyless client for {}: {} connection(s), {} transport", server, connections.length,
                 Transports.name(group));
@@ -101,7 +101,7 @@ public final class KeylessClient implements KeyServerClient {
      * exact {@link KeylessError}).
      */
     public CompletableFuture<byte[]> send(int opcode, byte[] ski, byte[] digest, byte[] payload) {
-        KeylessPending pending = new KeylessPending(opcode, ski, digest, payload);
+        KeylessPending pending = new KeylessPending(opcode, ski, digest, payload, System.nanoTime() + timeoutNanos);
         if (closed.get()) {
             pending.fail(new SkiTransportException(Kind.CLIENT_CLOSED, "client closed"));
             return pending.future();
@@ -113,14 +113,7 @@ public final class KeylessClient implements KeyServerClient {
             return pending.future();
         }
         KeylessConnection connection = connections[Math.floorMod(next.getAndIncrement(), connections.length)];
-        EventExecutor timer = group.next();
-        ScheduledFuture<?> deadline = timer.schedule(() -> pending.fail(new SkiTransportException(Kind.TIMEOUT,
-                "no answer within " + options.requestTimeout().toMillis() + " ms")), timeoutNanos, TimeUnit.NANOSECONDS);
-        pending.future().whenComplete((result, failure) -> {
-            outstandingCount.decrementAndGet();
-            deadline.cancel(false);
-            connection.forget(pending);
-        });
+        pending.future().whenComplete((result, failure) -> outstandingCount.decrementAndGet());
         if (closed.get()) {
             pending.fail(new SkiTransportException(Kind.CLIENT_CLOSED, "client closed"));
             return pending.future();

@@ -9,25 +9,59 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+import io.netty.util.concurrent.ScheduledFuture;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Writes each {@link KeylessPending} with the next request ID of this connection and completes it when the answer
- * with that ID arrives, in whatever order answers come. Everything runs on the connection's event loop. When the
- * connection closes, whatever is still waiting fails with {@link Kind#CONNECTION_CLOSED}.
+ * with that ID arrives, in whatever order answers come. Everything runs on the connection's event loop. A sweep a
+ * few times per request timeout fails the requests whose deadline has passed; when the connection closes, whatever
+ * is still waiting fails with {@link Kind#CONNECTION_CLOSED}.
  */
 final class KeylessClientHandler extends ChannelDuplexHandler {
     private static final byte[] EMPTY = new byte[0];
+    private static final long MIN_SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long MAX_SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final IntObjectHashMap<KeylessPending> waiting = new IntObjectHashMap<>();
-    private ChannelHandlerContext context;
+    private final long timeoutMillis;
+    private final long sweepNanos;
+    private ScheduledFuture<?> sweep;
     private int nextId;
+
+    KeylessClientHandler(Duration requestTimeout) {
+        this.timeoutMillis = requestTimeout.toMillis();
+        this.sweepNanos = Math.max(MIN_SWEEP_NANOS, Math.min(MAX_SWEEP_NANOS, requestTimeout.toNanos() / 10));
+    }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        this.context = ctx;
+        sweep = ctx.executor().scheduleAtFixedRate(this::failExpired, sweepNanos, sweepNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void failExpired() {
+        if (waiting.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        List<Integer> expired = new ArrayList<>();
+        for (IntObjectMap.PrimitiveEntry<KeylessPending> entry : waiting.entries()) {
+            if (now - entry.value().deadlineNanos() >= 0 || entry.value().future().isDone()) {
+                expired.add(entry.key());
+            }
+        }
+        for (int id : expired) {
+            waiting.remove(id).fail(timeout());
+        }
+    }
+
+    private SkiTransportException timeout() {
+        return new SkiTransportException(Kind.TIMEOUT, "no answer within " + timeoutMillis + " ms");
     }
 
     @Override
@@ -36,12 +70,16 @@ final class KeylessClientHandler extends ChannelDuplexHandler {
             ctx.write(msg, promise);
             return;
         }
-        if (pending.future().isDone()) { // timed out or the client closed while it waited for this loop
+        if (pending.future().isDone()) { // the client closed while it waited for this loop
+            promise.setSuccess();
+            return;
+        }
+        if (System.nanoTime() - pending.deadlineNanos() >= 0) { // the connection took longer than the request may
+            pending.fail(timeout());
             promise.setSuccess();
             return;
         }
         int id = nextId++;
-        pending.written(this, id);
         waiting.put(id, pending);
         byte[] payload = pending.payload();
         ByteBuf out = ctx.alloc().ioBuffer(KeylessCodec.PADDED_LENGTH + (payload == null ? 0 : payload.length));
@@ -86,17 +124,18 @@ final class KeylessClientHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** Drops {@code pending} from the waiting list once its future completed some other way (a timeout). */
-    void forget(KeylessPending pending) {
-        if (context.executor().inEventLoop()) {
-            waiting.remove(pending.id(), pending);
-        } else {
-            context.executor().execute(() -> waiting.remove(pending.id(), pending));
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (sweep != null) {
+            sweep.cancel(false);
         }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (sweep != null) {
+            sweep.cancel(false);
+        }
         List<KeylessPending> lost = new ArrayList<>(waiting.values());
         waiting.clear();
         for (KeylessPending pending : lost) {

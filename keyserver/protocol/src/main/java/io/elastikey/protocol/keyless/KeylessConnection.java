@@ -28,12 +28,14 @@ final class KeylessConnection {
     private final SslContext sslContext;
     private final InetSocketAddress address;
     private final String serverName;
+    private final Duration requestTimeout;
     private CompletableFuture<Channel> current;
     private boolean closed;
 
     KeylessConnection(EventLoopGroup group, SslContext sslContext, InetSocketAddress address, String serverName,
-                      Duration connectTimeout) {
+                      Duration connectTimeout, Duration requestTimeout) {
         this.sslContext = sslContext;
+        this.requestTimeout = requestTimeout;
         this.address = address;
         this.serverName = serverName;
         this.bootstrap = new Bootstrap()
@@ -80,14 +82,6 @@ final class KeylessConnection {
         });
     }
 
-    /** Forgets {@code pending} on the connection that wrote it, if one did. */
-    void forget(KeylessPending pending) {
-        KeylessClientHandler handler = pending.writtenBy();
-        if (handler != null) {
-            handler.forget(pending);
-        }
-    }
-
     void close() {
         CompletableFuture<Channel> c;
         synchronized (this) {
@@ -108,7 +102,7 @@ final class KeylessConnection {
                 channel.pipeline().addLast("tls", ssl)
                         .addLast("flush", new FlushConsolidationHandler(256, true))
                         .addLast("frames", new KeylessFrameDecoder(KeylessCodec.MAX_BODY_LENGTH))
-                        .addLast("answers", new KeylessClientHandler());
+                        .addLast("answers", new KeylessClientHandler(requestTimeout));
                 ssl.handshakeFuture().addListener(f -> {
                     if (f.isSuccess()) {
                         ready.complete(channel);

@@ -4,24 +4,28 @@ package io.elastikey.protocol.keyless;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A request waiting to be written or answered. Its ID is given by the connection that writes it, on that
- * connection's event loop; everything else is fixed at creation. The arrays are owned by the request.
+ * A request waiting to be written or answered, with its deadline. Its ID is given by the connection that writes it;
+ * everything here is fixed at creation. The arrays are owned by the request.
  */
 final class KeylessPending {
     private final int opcode;
     private final byte[] ski;
     private final byte[] digest;
     private final byte[] payload;
+    private final long deadlineNanos;
     private final CompletableFuture<byte[]> future = new CompletableFuture<>();
-    /** Set on the event loop when written; read there too. */
-    private KeylessClientHandler writtenBy;
-    private int id;
 
-    KeylessPending(int opcode, byte[] ski, byte[] digest, byte[] payload) {
+    /** @param deadlineNanos the {@link System#nanoTime()} after which the request fails with a timeout */
+    KeylessPending(int opcode, byte[] ski, byte[] digest, byte[] payload, long deadlineNanos) {
         this.opcode = opcode;
         this.ski = ski;
         this.digest = digest;
         this.payload = payload;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    long deadlineNanos() {
+        return deadlineNanos;
     }
 
     CompletableFuture<byte[]> future() {
@@ -46,18 +50,5 @@ final class KeylessPending {
 
     byte[] payload() {
         return payload;
-    }
-
-    void written(KeylessClientHandler handler, int requestId) {
-        this.writtenBy = handler;
-        this.id = requestId;
-    }
-
-    KeylessClientHandler writtenBy() {
-        return writtenBy;
-    }
-
-    int id() {
-        return id;
     }
 }
