@@ -14,7 +14,9 @@ import io.elastikey.protocol.pki.Validity;
 import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiException;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.DefaultChannelId;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.local.LocalServerChannel;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.util.AttributeKey;
 
@@ -39,7 +41,9 @@ final class SkiHttpFuzzing {
 
     /** A channel whose pipeline is what ALPN's {@code protocol} gets after TLS and client authentication. */
     static EmbeddedChannel channel(String protocol) {
-        EmbeddedChannel channel = new EmbeddedChannel();
+        // A server channel as the parent: Http2MultiplexHandler tells server from client by it.
+        EmbeddedChannel channel = new EmbeddedChannel(new LocalServerChannel(), DefaultChannelId.newInstance(), true,
+                false);
         channel.attr(CALLER).set(CALLER_VALUE);
         ProtocolNegotiator negotiator = new ProtocolNegotiator(
                 new ProtocolNegotiator.Limits(MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_STREAMS),

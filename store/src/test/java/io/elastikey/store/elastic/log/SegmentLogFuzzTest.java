@@ -116,7 +116,7 @@ class SegmentLogFuzzTest {
 
     private ElasticStoreConfig config() {
         return ElasticStoreConfig.builder(dir).memoryBudgetBytes(0).fsyncPolicy(FsyncPolicy.NEVER)
-                .segmentSizeBytes(64 << 10).indexCapacity(1_000).averageKeySize(16).averageValueSize(64)
+                .segmentSizeBytes(64 << 10).indexCapacity(1_024).averageKeySize(16).averageValueSize(64)
                 .maxKeySize(MAX_KEY_SIZE).maxValueSize(MAX_VALUE_SIZE).compactionIntervalMillis(0)
                 .checkpointIntervalMillis(0).build();
     }
