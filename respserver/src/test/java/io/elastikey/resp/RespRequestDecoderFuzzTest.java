@@ -64,17 +64,20 @@ class RespRequestDecoderFuzzTest {
         RespProtocolException failure = null;
         try {
             for (int at = 0; at < stream.length; at += Math.min(readSize, stream.length - at)) {
+                RespProtocolException thrown = null;
                 try {
                     channel.writeInbound(Unpooled.wrappedBuffer(stream, at, Math.min(readSize, stream.length - at)));
                 } catch (RespProtocolException e) {
                     assertThat(e.getMessage()).startsWith("Protocol error: ");
-                    if (failure == null) {
-                        failure = e;
-                    }
+                    thrown = e;
                 }
+                // Requests complete before the error in the same read are passed on (and answered) first.
                 for (Object request = channel.readInbound(); request != null; request = channel.readInbound()) {
                     assertThat(failure).as("a request after a protocol error").isNull();
                     requests.add((RespRequest) request);
+                }
+                if (failure == null) {
+                    failure = thrown;
                 }
             }
         } finally {

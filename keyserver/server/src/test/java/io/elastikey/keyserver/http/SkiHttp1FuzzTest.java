@@ -41,9 +41,10 @@ class SkiHttp1FuzzTest {
     private static final Set<Integer> EMPTY_ANSWERS = Set.of(100, 413, 417);
 
     @FuzzTest
-    @DictionaryEntries({"POST / HTTP/1.1\r\n", "GET", "HTTP/1.0", "\r\n\r\n", "Content-Length: ",
-            "Transfer-Encoding: chunked\r\n", "Connection: close\r\n", "Connection: keep-alive\r\n",
-            "Content-Type: application/json\r\n", "Expect: 100-continue\r\n", "{\"method\":\"RSA\""})
+    // No CR or LF in entries: libFuzzer's dictionary format cannot hold them (the seeds carry the line structure).
+    @DictionaryEntries({"POST / HTTP/1.1", "GET", "HTTP/1.0", "Content-Length: ", "Transfer-Encoding: chunked",
+            "Connection: close", "Connection: keep-alive", "Content-Type: application/json", "Expect: 100-continue",
+            "{\"method\":\"RSA\""})
     void serve(byte[] input) {
         if (input.length == 0) {
             return;
