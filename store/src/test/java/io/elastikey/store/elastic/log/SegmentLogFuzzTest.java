@@ -24,8 +24,6 @@ import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 
 /**
  * A segment file of fuzzed bytes, opened as a store: recovery reads it with {@link LogScanner} and replays it into
@@ -43,27 +41,26 @@ import org.junit.jupiter.api.BeforeEach;
 class SegmentLogFuzzTest {
     private static final int MAX_KEY_SIZE = 64;
     private static final int MAX_VALUE_SIZE = 4096;
-    private Path dir;
-
-    @BeforeEach
-    void makeDirectory() throws IOException {
-        dir = Files.createTempDirectory("segment-log-fuzz");
-    }
-
-    @AfterEach
-    void removeDirectory() throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
-
     @FuzzTest
     void openStore(byte[] input) throws IOException {
         if (input.length == 0) {
             return;
         }
+        // A directory per input, made here: while fuzzing, Jazzer runs @BeforeEach once for all inputs, and what
+        // one open leaves behind (index, checkpoint) must not meet the next input.
+        Path dir = Files.createTempDirectory("segment-log-fuzz");
+        try {
+            openStore(input, dir);
+        } finally {
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    private static void openStore(byte[] input, Path dir) throws IOException {
         int mode = input[0];
         byte[] rest = Arrays.copyOfRange(input, 1, input.length);
         byte[] file = (mode & 1) != 0 ? withHeader(rest, 1) : rest;
@@ -80,7 +77,7 @@ class SegmentLogFuzzTest {
 
         ElasticStore store;
         try {
-            store = ElasticStore.open(config());
+            store = ElasticStore.open(config(dir));
         } catch (StoreException e) {
             assertThat(e.getMessage()).isNotBlank();
             assertThat(model.headerGood).as("a segment with a good header refused: " + e.getMessage()).isFalse();
@@ -114,7 +111,7 @@ class SegmentLogFuzzTest {
         return key.length >= 1 && key.length <= MAX_KEY_SIZE && value.length <= MAX_VALUE_SIZE;
     }
 
-    private ElasticStoreConfig config() {
+    private static ElasticStoreConfig config(Path dir) {
         return ElasticStoreConfig.builder(dir).memoryBudgetBytes(0).fsyncPolicy(FsyncPolicy.NEVER)
                 .segmentSizeBytes(64 << 10).indexCapacity(1_024).averageKeySize(16).averageValueSize(64)
                 .maxKeySize(MAX_KEY_SIZE).maxValueSize(MAX_VALUE_SIZE).compactionIntervalMillis(0)
