@@ -217,15 +217,22 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
     /** A line of words; {@code \n} or {@code \r\n} ends it, as in Redis. */
     private boolean decodeInline(ByteBuf in, List<Object> out) {
         int start = in.readerIndex();
-        int searched = Math.min(in.readableBytes(), limits.maxInlineBytes() + 2);
+        // A line of the longest length and its CR LF: the LF is at most max + 1 bytes in. The refusal depends on
+        // the line alone, not on where a read ended (before, a read ending just after the CR of a line of exactly
+        // max bytes was refused, and the same bytes in one read accepted: found by fuzzing).
+        int max = limits.maxInlineBytes();
+        int searched = Math.min(in.readableBytes(), max + 2);
         int lf = in.indexOf(start, start + searched, (byte) '\n');
         if (lf < 0) {
-            if (in.readableBytes() > limits.maxInlineBytes()) {
+            if (in.readableBytes() >= max + 2) {
                 throw new RespProtocolException("Protocol error: too big inline request");
             }
             return false;
         }
         int end = lf > start && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
+        if (end - start > max) {
+            throw new RespProtocolException("Protocol error: too big inline request");
+        }
         byte[][] words = new byte[4][];
         int n = 0;
         int i = start;

@@ -160,6 +160,41 @@ class RespRequestDecoderTest {
         ch.finishAndReleaseAll();
     }
 
+    @Test
+    void anInlineLineOfTheLongestLengthIsAcceptedHoweverItsBytesArrive() {
+        // Found by fuzzing (RespRequestDecoderFuzzTestInputs/decode/inline-longest-line-split-after-cr): the line
+        // was refused when a read ended between its CR and its LF, and accepted when the bytes came in one read.
+        RespLimits limits = new RespLimits(1024, 16, 4096, 8, 16, 16, java.time.Duration.ZERO, 1, 1);
+        String line = "GET 1234";
+        EmbeddedChannel whole = channel(limits);
+        whole.writeInbound(bytes(line + "\r\n"));
+        EmbeddedChannel split = channel(limits);
+        split.writeInbound(bytes(line + "\r"));
+        split.writeInbound(bytes("\n"));
+        for (EmbeddedChannel ch : new EmbeddedChannel[] {whole, split}) {
+            RespRequest r = ch.readInbound();
+            assertThat(r.command()).isEqualTo(Command.GET);
+            assertThat(r.text(1)).isEqualTo("1234");
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void anInlineLineOneByteOverTheLimitIsRefusedHoweverItsBytesArrive() {
+        RespLimits limits = new RespLimits(1024, 16, 4096, 8, 16, 16, java.time.Duration.ZERO, 1, 1);
+        for (String[] reads : new String[][] {{"GET 12345\n"}, {"GET 12345", "\n"}, {"GET 12345\r\n"},
+                {"GET 12345\r", "\n"}}) {
+            EmbeddedChannel ch = channel(limits);
+            assertThatThrownBy(() -> {
+                for (String read : reads) {
+                    ch.writeInbound(bytes(read));
+                }
+            }).isInstanceOf(RespProtocolException.class).hasMessage("Protocol error: too big inline request");
+            assertThat((Object) ch.readInbound()).isNull();
+            ch.finishAndReleaseAll();
+        }
+    }
+
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
     }

@@ -2,6 +2,7 @@
 package io.elastikey.protocol.ski;
 
 import java.io.ByteArrayOutputStream;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -74,6 +75,8 @@ public final class SkiJson {
     public static SkiRequest decodeRequest(byte[] body, int offset, int length) {
         try (JsonParser parser = FACTORY.createParser(body, offset, length)) {
             return readRequest(parser);
+        } catch (CharConversionException e) {
+            throw unreadableEncoding();
         } catch (IOException e) {
             throw new UncheckedIOException(e); // only close() could get here, and closing a byte array cannot fail
         }
@@ -83,9 +86,20 @@ public final class SkiJson {
     public static SkiRequest decodeRequest(ByteBuf body) {
         try (JsonParser parser = parserOver(body)) {
             return readRequest(parser);
+        } catch (CharConversionException e) {
+            throw unreadableEncoding();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Jackson guesses the encoding from the first four bytes when it creates the parser, before {@link #readRequest}
+     * can map its errors: four bytes shaped like a UCS-4 byte order it does not support (2143 or 3412) fail right
+     * there. That is a malformed body like any other, found by fuzzing (docs/security.md, "Fuzzing").
+     */
+    private static SkiException unreadableEncoding() {
+        return SkiRequestReader.malformed("the body's first bytes name a character encoding JSON does not use");
     }
 
     /** A parser over the readable bytes: the backing array itself when there is one, else a stream. */

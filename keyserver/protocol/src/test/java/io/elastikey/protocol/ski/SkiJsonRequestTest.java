@@ -286,6 +286,21 @@ class SkiJsonRequestTest {
                 });
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"00010000", "00000100", "0000feff", "fffe0000"})
+    void refusesABodyWhoseFirstBytesNameAByteOrderJacksonCannotReadAsMalformed(String firstBytes) {
+        // Found by fuzzing (SkiJsonFuzzTestInputs/decodeRequest/ucs4-byte-order-3412): 00 01 00 00 is UCS-4 in
+        // byte order 3412, which Jackson refuses while creating the parser, before any JSON error mapping.
+        byte[] body = java.util.HexFormat.of().parseHex(firstBytes + "7b7d");
+        for (Runnable decode : new Runnable[] {() -> SkiJson.decodeRequest(body),
+                () -> SkiJson.decodeRequest(Unpooled.wrappedBuffer(body)),
+                () -> SkiJson.decodeRequest(Unpooled.directBuffer().writeBytes(body))}) {
+            assertThatThrownBy(decode::run)
+                    .isInstanceOfSatisfying(SkiException.class,
+                            e -> assertThat(e.error()).isEqualTo(SkiError.MALFORMED_REQUEST));
+        }
+    }
+
     private static String nested(int depth) {
         return "[".repeat(depth) + "]".repeat(depth);
     }

@@ -1,0 +1,89 @@
+// SkiHttpFuzzing -- the key server's HTTP pipeline after TLS, in an EmbeddedChannel, for the HTTP fuzz targets.
+package io.elastikey.keyserver.http;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.elastikey.keyserver.authz.ClientIdentity;
+import io.elastikey.keyserver.ski.Caller;
+import io.elastikey.keyserver.ski.SkiService;
+import io.elastikey.protocol.pki.CertificateAuthority;
+import io.elastikey.protocol.pki.KeyType;
+import io.elastikey.protocol.pki.Validity;
+import io.elastikey.protocol.ski.SkiError;
+import io.elastikey.protocol.ski.SkiException;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.DefaultChannelId;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.local.LocalServerChannel;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.util.AttributeKey;
+
+/**
+ * Builds the pipeline {@link ProtocolNegotiator} completes once ALPN has chosen, on an {@link EmbeddedChannel}: TLS
+ * is left out (the fuzzer feeds plaintext) and the {@link Caller} is set on the channel as
+ * {@link ClientAuthenticationHandler} sets it after the handshake (same attribute, looked up by its name), so the
+ * production classes run unchanged. The {@link SkiService} behind the handler is a stand-in: the targets fuzz the
+ * HTTP path, not the keys; it answers the request's input reversed, or {@code spki not found} for a key
+ * identifier starting with {@code 0}, so both answer shapes are exercised.
+ */
+final class SkiHttpFuzzing {
+    static final int MAX_BODY_BYTES = 4096;
+    static final int MAX_HEADER_BYTES = 2048;
+    static final int MAX_STREAMS = 8;
+
+    private static final AttributeKey<Caller> CALLER = AttributeKey.valueOf("elastikey.caller");
+    private static final Caller CALLER_VALUE = caller();
+
+    private SkiHttpFuzzing() {
+    }
+
+    /** A channel whose pipeline is what ALPN's {@code protocol} gets after TLS and client authentication. */
+    static EmbeddedChannel channel(String protocol) {
+        // A server channel as the parent: Http2MultiplexHandler tells server from client by it.
+        EmbeddedChannel channel = new EmbeddedChannel(new LocalServerChannel(), DefaultChannelId.newInstance(), true,
+                false);
+        channel.attr(CALLER).set(CALLER_VALUE);
+        ProtocolNegotiator negotiator = new ProtocolNegotiator(
+                new ProtocolNegotiator.Limits(MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_STREAMS),
+                () -> new SkiHttpHandler(SkiHttpFuzzing::serve, (caller, method, spki, error, nanos) -> { }, 1L << 40));
+        channel.pipeline().addLast("alpn", negotiator);
+        ChannelHandlerContext ctx = channel.pipeline().context(negotiator);
+        negotiator.configurePipeline(ctx, protocol);
+        channel.pipeline().remove(negotiator);
+        return channel;
+    }
+
+    static boolean isHttp2(String protocol) {
+        return ApplicationProtocolNames.HTTP_2.equals(protocol);
+    }
+
+    /** What the stand-in service answers for {@code input} under {@code spki}: its bytes reversed. */
+    static byte[] expectedOutput(byte[] input) {
+        byte[] output = new byte[input.length];
+        for (int i = 0; i < input.length; i++) {
+            output[i] = input[input.length - 1 - i];
+        }
+        return output;
+    }
+
+    private static CompletableFuture<byte[]> serve(Caller caller, io.elastikey.protocol.ski.SkiRequest request,
+                                                   long deadlineNanos) {
+        if (request.spki().startsWith("0")) {
+            return CompletableFuture.failedFuture(new SkiException(SkiError.SPKI_NOT_FOUND));
+        }
+        return CompletableFuture.completedFuture(expectedOutput(request.input()));
+    }
+
+    private static Caller caller() {
+        try {
+            CertificateAuthority ca = CertificateAuthority.create("Fuzz CA", KeyType.EC_P256, Validity.days(1));
+            ClientIdentity identity = ClientIdentity.of(ca.issueClient("fuzz-client", List.of(), KeyType.EC_P256,
+                    Validity.days(1)).certificate());
+            return new Caller(identity, new InetSocketAddress("127.0.0.1", 4242), key -> true);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot make the fuzz caller's certificate", e);
+        }
+    }
+}
