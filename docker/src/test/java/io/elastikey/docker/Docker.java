@@ -149,7 +149,7 @@ final class Docker {
             }).awaitCompletion(30, TimeUnit.SECONDS);
             return new Run(code, out.toString());
         } finally {
-            client().removeContainerCmd(id).withForce(true).exec();
+            client().removeContainerCmd(id).withForce(true).withRemoveVolumes(true).exec();
         }
     }
 
