@@ -86,7 +86,9 @@ log "the key server's /metrics: $answered SKI requests answered ok"
 [ "$answered" -gt 0 ] 2>/dev/null || awk -v n="$answered" 'BEGIN { exit !(n > 0) }' || fail "no SKI request answered ok"
 
 log "JMH on the aarch64 JVM: StoreGetBenchmark.getOneThread, 10,000 keys, one short iteration"
-docker run --rm "${PLATFORM[@]}" --network host "$IMAGE" bench 'StoreGetBenchmark.getOneThread' \
+# JMH writes jmh-result.json into the working directory: the volume, the one place the image's user may write.
+docker run --rm "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data" -w /srv/elastikey-data \
+  "$IMAGE" bench 'StoreGetBenchmark.getOneThread' \
   -p keys=10000 -p inMemoryPercent=100 -f 1 -wi 1 -w 1s -i 1 -r 2s --heap 512m 2>&1 | tail -6 >&2 ||
   fail "the JMH benchmark did not run"
 log "passed"
