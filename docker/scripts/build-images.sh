@@ -37,7 +37,9 @@ base_for() {
 # docker build with the host's network; the legacy builder when BuildKit (buildx) is not installed.
 build() {
   if ! docker buildx version >/dev/null 2>&1; then export DOCKER_BUILDKIT=0; fi
-  docker build --network host -q "$@" >/dev/null
+  # Only errors on the terminal: not the image id, nor the legacy builder's deprecation notice.
+  { docker build --network host -q "$@" 2>&1 >/dev/null; } |
+    { grep -vE '^(DEPRECATED: The legacy builder| +BuildKit is currently disabled| +environment-variable\.|$)' >&2 || true; }
 }
 
 stage() {

@@ -40,4 +40,9 @@ targets_up() {
 for _ in $(seq 1 60); do targets_up && break; sleep 1; done
 curl -fs http://127.0.0.1:9090/api/v1/targets | tr ',' '\n' | grep -E '"(scrapeUrl|health)"' >&2
 targets_up || { log "FAILED: not every Prometheus target is up"; exit 1; }
+stored=$(curl -fs http://127.0.0.1:9082/metrics | sed -n 's/^elastikey_keys_stored //p')
+store=$("${COMPOSE[@]}" logs --no-color keyserver-redis 2>&1 | grep -o 'keys in redis[^,]*' | head -1 || true)
+log "Redis-backed key server: ${stored:-0} keys, ${store:-not in Redis}"
+[ -n "$store" ] && awk -v n="${stored:-0}" 'BEGIN { exit !(n >= 4) }' ||
+  { log "FAILED: the Redis-backed key server does not serve its keys from Redis"; exit 1; }
 log "passed"

@@ -30,14 +30,22 @@ public final class ConfigOptions {
                     + "Environment variables ELASTIKEY_<NAME> override the file too.")
     Map<String, String> overrides = new LinkedHashMap<>();
 
+    /**
+     * Settings of a command's own shortcut flags, kept apart from {@link #overrides}: picocli replaces that map with a
+     * new one at the first {@code --set}, which silently dropped a shortcut given before it
+     * ({@code keyserver --store redis://... --set listen=...} served from the default ElasticStore).
+     */
+    private final Map<String, String> shortcuts = new LinkedHashMap<>();
+
     /** Sets {@code name} as {@code --set name=value} would: for a command's own shortcut flags (e.g. {@code --store}). */
     public void set(String name, String value) {
-        overrides.put(name, value);
+        shortcuts.put(name, value);
     }
 
     /** The settings these options, the environment and the config file describe. */
     public ConfigSource source() {
         Map<String, String> flags = new LinkedHashMap<>(overrides);
+        flags.putAll(shortcuts);
         if (dataDir != null) {
             flags.put("data", dataDir.toString());
         }
