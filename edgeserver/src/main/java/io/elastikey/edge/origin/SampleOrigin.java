@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  *   /              small HTML page           Cache-Control: public, max-age=60
  *   /hello         text                      max-age=60, an ETag
+ *   /healthz       "ok"                      no-store (a container health check)
  *   /time          the current time          max-age=1 (expires fast)
  *   /nostore       text                      no-store
  *   /private       text                      private, max-age=60

@@ -78,6 +78,9 @@ final class SampleOriginHandler extends SimpleChannelInboundHandler<FullHttpRequ
             FullHttpResponse r = text(HttpResponseStatus.OK, "hello from the elastikey sample origin\n");
             r.headers().set(HttpHeaderNames.ETAG, "\"hello-1\"");
             send(ctx, request, r, "max-age=60");
+        } else if (path.equals("/healthz")) {
+            // A container's health check (docker/bin/healthcheck), as the key server and the edge have one.
+            send(ctx, request, text(HttpResponseStatus.OK, "ok\n"), "no-store");
         } else if (path.equals("/time")) {
             send(ctx, request, text(HttpResponseStatus.OK, Instant.now() + "\n"), "max-age=1");
         } else if (path.equals("/nostore")) {

@@ -59,6 +59,15 @@ class SampleOriginTest {
     }
 
     @Test
+    void healthzAnswersOkAndIsNeverCached() throws Exception {
+        HttpResponse<byte[]> r = get("/healthz");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(new String(r.body(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("ok\n");
+        assertThat(cacheControl(r)).isEqualTo("no-store");
+    }
+
+    @Test
     void bytesAreDeterministic() throws Exception {
         HttpResponse<byte[]> r = get("/bytes/100000");
         assertThat(r.statusCode()).isEqualTo(200);

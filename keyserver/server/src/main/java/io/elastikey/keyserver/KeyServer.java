@@ -225,6 +225,9 @@ public final class KeyServer implements AutoCloseable {
                 r -> r.storeStats().entries());
         metrics.gauge("elastikey.store.memory.bytes", "Bytes of the key store in its memory tier", repository,
                 r -> r.storeStats().memoryBytes());
+        metrics.gauge("elastikey.store.memory.budget.bytes",
+                "Budget of the key store's memory tier (store.memory, or as the governor set it)", repository,
+                r -> r.storeStats().memoryBudgetBytes());
         metrics.gauge("elastikey.store.hit.ratio", "Key store lookups answered from memory", repository,
                 r -> r.storeStats().hitRatio());
         metrics.counter("elastikey.audit.written", "Audit lines written", audit, AuditLog::written);

@@ -166,6 +166,16 @@ class AdminEndpointTest {
     }
 
     @Test
+    void storeMemoryTierBudgetIsExportedBesideItsSize() throws Exception {
+        ScrapedMetrics metrics = fixture.metrics();
+
+        // store.memory defaults to 128m; dashboards plot the tier's size against it.
+        assertThat(metrics.value("elastikey_store_memory_budget_bytes")).isEqualTo(128.0 * 1024 * 1024);
+        assertThat(metrics.value("elastikey_store_memory_bytes"))
+                .isLessThanOrEqualTo(metrics.value("elastikey_store_memory_budget_bytes"));
+    }
+
+    @Test
     void openConnectionsAreCounted() throws Exception {
         double before = fixture.metrics().value("elastikey_connections_open");
         List<SSLSocket> sockets = new ArrayList<>();

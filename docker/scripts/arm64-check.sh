@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# arm64-check.sh -- the suite on an aarch64 JVM: the linux/arm64 image, run under qemu-user on an x86_64 host (or
+# natively on an arm64 one). Proves that it runs, not how fast: emulation makes every figure meaningless.
+#
+#   docker/scripts/arm64-check.sh          exit 0: every check passed; 77: cannot run here (one line says why)
+#
+# In the arm64 image it: generates keys (ElasticStore on Chronicle, ACCP), starts the key server with the memory
+# governor on (so the aarch64 libscaleup JNI library is loaded) and checks from its log that BoringSSL, epoll, ACCP and
+# libscaleup loaded; sends it SKI requests over mutual TLS with the SKI load generator for a few seconds (answers
+# verified) and checks its /metrics counted them; runs a short JMH store benchmark. Containers use the host's network.
+set -euo pipefail
+
+DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+IMAGE=elastikey:arm64
+[ "$(uname -m)" = aarch64 ] && IMAGE=elastikey:latest
+PLATFORM=(--platform linux/arm64)
+log() { printf 'arm64-check: %s\n' "$*" >&2; }
+skip() { printf 'arm64-check: SKIPPED: %s\n' "$*" >&2; exit 77; }
+fail() { printf 'arm64-check: FAILED: %s\n' "$*" >&2; exit 1; }
+
+docker info >/dev/null 2>&1 || skip "no Docker engine answers"
+if [ "$(uname -m)" != aarch64 ] && ! grep -qs '^flags: .*F' /proc/sys/fs/binfmt_misc/qemu-aarch64; then
+  skip "no qemu-aarch64 binfmt_misc handler with the F flag (apt-get install qemu-user-static binfmt-support)"
+fi
+# From the jars of this build: the layer cache makes it cheap when only Elastikey's own jars changed.
+if [ "$IMAGE" = elastikey:arm64 ]; then
+  "$DIR/scripts/build-images.sh" elastikey-arm64 || fail "could not build $IMAGE"
+fi
+
+# A loopback port nothing answers on (the containers share the host's network).
+free_port() {
+  local p
+  for p in $(shuf -i 20000-60999 -n 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+  done
+  return 1
+}
+SKI=$(free_port); ADMIN=$(free_port)
+VOLUME="elastikey-arm64-check-$$"
+NAME="elastikey-arm64-keyserver-$$"
+cleanup() { docker rm -f "$NAME" >/dev/null 2>&1 || true; docker volume rm "$VOLUME" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+run() { docker run --rm "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data" "$IMAGE" "$@"; }
+
+log "$IMAGE: $(docker run --rm "${PLATFORM[@]}" --entrypoint bash "$IMAGE" -c \
+  'echo "$(uname -m), $(java -version 2>&1 | head -1)"')"
+log "generating keys on the aarch64 JVM"
+docker run --rm "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data" --entrypoint bash "$IMAGE" -c \
+  '(/opt/elastikey/bin/entrypoint keys generate --count 8 --type ec256 >/dev/null) &&
+   /opt/elastikey/bin/entrypoint keys export-public --out /srv/elastikey-data/certs.pem >/dev/null'
+
+log "starting the key server (SKI 127.0.0.1:$SKI, admin 127.0.0.1:$ADMIN, memory governor on)"
+docker run -d --name "$NAME" "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data" \
+  -e ELASTIKEY_ADMIN_LISTEN="127.0.0.1:$ADMIN" "$IMAGE" keyserver --set "listen=127.0.0.1:$SKI" \
+  --set keyless.listen=off --set warmup.exercise=0s --set store.governor=on \
+  --set scaleup.socket=/tmp/no-agent.sock >/dev/null
+started=$SECONDS
+for _ in $(seq 1 900); do
+  curl -fs "http://127.0.0.1:$ADMIN/readyz" >/dev/null 2>&1 && break
+  docker inspect -f '{{.State.Running}}' "$NAME" | grep -q true || { docker logs "$NAME" >&2; fail "the key server exited"; }
+  sleep 1
+done
+curl -fs "http://127.0.0.1:$ADMIN/readyz" >/dev/null || { docker logs "$NAME" 2>&1 | tail -20 >&2; fail "not ready"; }
+logs=$(docker logs "$NAME" 2>&1)
+log "ready after $((SECONDS - started)) s"
+
+check() { # name, pattern that proves it loaded
+  if grep -qE "$2" <<<"$logs"; then log "loaded on aarch64: $1"; else log "NOT loaded on aarch64: $1"; return 1; fi
+}
+ok=true
+check "netty-tcnative BoringSSL (the SKI listener's TLS)" 'OpenSslServerContext' || ok=false
+check "netty epoll transport" '\(epoll' || ok=false
+check "ACCP (AmazonCorrettoCryptoProvider for aarch64)" 'crypto provider: AmazonCorrettoCryptoProvider' || ok=false
+check "libscaleup JNI library (NativeScaleUpClient)" 'scale-up client: NativeScaleUpClient' || ok=false
+p256=$(grep -oE 'ec256=[^,)]*' <<<"$logs" | head -1)
+log "P-256 signer: ${p256:-unknown} (the native libelastikey_p256_jni is built for the build host's architecture only)"
+$ok || { grep -E 'crypto provider|scale-up client|listening' <<<"$logs" >&2; fail "a native part did not load"; }
+
+# Both JVMs run under emulation with cold JITs: a low rate and a long timeout, since only correctness counts here.
+log "SKI load generator on the aarch64 JVM: 5 s at 4 requests/s over mutual TLS, every answer verified"
+lg=$(docker run --rm "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data" "$IMAGE" loadgen ski \
+  --target "127.0.0.1:$SKI" --pki /srv/elastikey-data/pki --keys /srv/elastikey-data/certs.pem \
+  --rate 4 --duration 5s --warmup 1s --verify-sample 1 --timeout-ms 60000 2>&1) || { echo "$lg" >&2; fail "loadgen"; }
+grep -E '^(SKI|requests|verified|latency)' <<<"$lg" >&2
+grep -qE '^verified +[1-9][0-9]* answers: 0 wrong' <<<"$lg" || fail "the load generator verified no answer"
+answered=$(curl -fs "http://127.0.0.1:$ADMIN/metrics" |
+  awk '/^elastikey_ski_requests_total\{.*result="ok"\}/ { n += $2 } END { print n + 0 }')
+log "the key server's /metrics: $answered SKI requests answered ok"
+[ "$answered" -gt 0 ] 2>/dev/null || awk -v n="$answered" 'BEGIN { exit !(n > 0) }' || fail "no SKI request answered ok"
+
+log "JMH on the aarch64 JVM: StoreGetBenchmark.getOneThread, 10,000 keys, one short iteration"
+# JMH writes jmh-result.json into the working directory: the volume, the one place the image's user may write.
+docker run --rm "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data" -w /srv/elastikey-data \
+  "$IMAGE" bench 'StoreGetBenchmark.getOneThread' \
+  -p keys=10000 -p inMemoryPercent=100 -f 1 -wi 1 -w 1s -i 1 -r 2s --heap 1g 2>&1 | tail -6 >&2 ||
+  fail "the JMH benchmark did not run"
+log "passed"
