@@ -1,7 +1,12 @@
 // SkiHttpFuzzing -- the key server's HTTP pipeline after TLS, in an EmbeddedChannel, for the HTTP fuzz targets.
 package io.elastikey.keyserver.http;
 
+import io.elastikey.keyserver.authz.Grants;
+import io.elastikey.keyserver.tickets.TicketKeySchedule;
+import io.elastikey.keyserver.tickets.TicketKeyService;
+import io.elastikey.protocol.net.ProtocolErrorHandler;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -35,6 +40,9 @@ final class SkiHttpFuzzing {
 
     private static final AttributeKey<Caller> CALLER = AttributeKey.valueOf("elastikey.caller");
     private static final Caller CALLER_VALUE = caller();
+    /** Ticket keys nobody is granted: {@code GET /ticket-keys} answers 403, as to a client without the grant. */
+    private static final TicketKeyService TICKET_KEYS = new TicketKeyService(
+            new TicketKeySchedule(new byte[32], Duration.ofHours(1), System::currentTimeMillis), identity -> Grants.none());
 
     private SkiHttpFuzzing() {
     }
@@ -45,10 +53,13 @@ final class SkiHttpFuzzing {
         EmbeddedChannel channel = new EmbeddedChannel(new LocalServerChannel(), DefaultChannelId.newInstance(), true,
                 false);
         channel.attr(CALLER).set(CALLER_VALUE);
+        ProtocolErrorHandler errors = new ProtocolErrorHandler(kind -> { });
         ProtocolNegotiator negotiator = new ProtocolNegotiator(
-                new ProtocolNegotiator.Limits(MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_STREAMS),
-                () -> new SkiHttpHandler(SkiHttpFuzzing::serve, (caller, method, spki, error, nanos) -> { }, 1L << 40));
+                new ProtocolNegotiator.Limits(MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_STREAMS, Duration.ofSeconds(10)),
+                errors, () -> new SkiHttpHandler(SkiHttpFuzzing::serve, (caller, method, spki, error, nanos) -> { },
+                        1L << 40, false, errors, TICKET_KEYS));
         channel.pipeline().addLast("alpn", negotiator);
+        channel.pipeline().addLast(ProtocolErrorHandler.NAME, errors);
         ChannelHandlerContext ctx = channel.pipeline().context(negotiator);
         negotiator.configurePipeline(ctx, protocol);
         channel.pipeline().remove(negotiator);
@@ -81,7 +92,7 @@ final class SkiHttpFuzzing {
             CertificateAuthority ca = CertificateAuthority.create("Fuzz CA", KeyType.EC_P256, Validity.days(1));
             ClientIdentity identity = ClientIdentity.of(ca.issueClient("fuzz-client", List.of(), KeyType.EC_P256,
                     Validity.days(1)).certificate());
-            return new Caller(identity, new InetSocketAddress("127.0.0.1", 4242), key -> true);
+            return new Caller(identity, new InetSocketAddress("127.0.0.1", 4242), (keyId, tags, names) -> true);
         } catch (Exception e) {
             throw new IllegalStateException("cannot make the fuzz caller's certificate", e);
         }
