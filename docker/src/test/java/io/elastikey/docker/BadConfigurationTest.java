@@ -37,7 +37,7 @@ class BadConfigurationTest {
     @Test
     void aKekThatIsNotBase64Of32BytesStopsTheKeyServerSayingSo() throws Exception {
         Docker.Run run = Docker.run(Docker.IMAGE, null, List.of("env", "ELASTIKEY_KEK=not-a-key",
-                "/opt/elastikey/bin/entrypoint"), List.of("keyserver"), Duration.ofMinutes(2));
+                "/opt/elastikey/bin/entrypoint"), List.of("keyserver", "--dev"), Duration.ofMinutes(2));
 
         assertThat(run.exitCode()).as(run.output()).isNotZero();
         assertThat(run.output()).contains("elastikey keyserver:").containsIgnoringCase("kek");

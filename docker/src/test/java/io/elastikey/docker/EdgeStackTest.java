@@ -197,7 +197,7 @@ class EdgeStackTest {
     }
 
     private static GenericContainer<?> startKeyServer() {
-        return start(Docker.container(Docker.IMAGE, keyVolume + ":" + Docker.DATA).withCommand("keyserver",
+        return start(Docker.container(Docker.IMAGE, keyVolume + ":" + Docker.DATA).withCommand("keyserver", "--dev",
                 "--set", "listen=127.0.0.1:" + skiPort, "--set", "admin.listen=127.0.0.1:" + keyServerAdmin,
                 "--set", "keyless.listen=off")
                 .withEnv("ELASTIKEY_ADMIN_LISTEN", "127.0.0.1:" + keyServerAdmin));
