@@ -1,6 +1,7 @@
 // CacheWriter -- the content cache's one writer thread: puts, deletes and the expiry sweep, off the event loops.
 package io.elastikey.edge.content;
 
+import io.elastikey.protocol.net.RateLimitedLog;
 import io.elastikey.store.CorruptRecordException;
 import io.elastikey.store.KeyValueStore;
 import io.netty.buffer.ByteBuf;
@@ -35,7 +36,7 @@ final class CacheWriter implements AutoCloseable {
     private final Clock clock;
     private final long maxQueuedBytes;
     private final long sweepIntervalMillis;
-    private final RateLimitedWarning warnings;
+    private final RateLimitedLog warnings;
     private final ThreadPoolExecutor executor;
     private final AtomicLong queuedBytes = new AtomicLong();
     private final LongAdder stores = new LongAdder();
@@ -45,7 +46,7 @@ final class CacheWriter implements AutoCloseable {
     private long lastSweep; // writer thread only, after construction
 
     CacheWriter(KeyValueStore store, Clock clock, int maxQueued, long maxQueuedBytes, long sweepIntervalMillis,
-                RateLimitedWarning warnings) {
+                RateLimitedLog warnings) {
         this.store = store;
         this.clock = clock;
         this.maxQueuedBytes = maxQueuedBytes;
@@ -80,7 +81,7 @@ final class CacheWriter implements AutoCloseable {
             store.put(key, encode.apply(body));
             stores.increment();
         } catch (RuntimeException e) {
-            warnings.warn("content cache write failed: {}", e.toString());
+            warnings.log("content cache write failed: {}", e.toString());
         } finally {
             body.release();
             queuedBytes.addAndGet(-size);
@@ -175,7 +176,7 @@ final class CacheWriter implements AutoCloseable {
             }
             swept.add(stale.size());
         } catch (RuntimeException e) {
-            warnings.warn("content cache sweep failed: {}", e.toString());
+            warnings.log("content cache sweep failed: {}", e.toString());
         }
     }
 
@@ -186,7 +187,7 @@ final class CacheWriter implements AutoCloseable {
                 try {
                     task.run();
                 } catch (RuntimeException e) {
-                    warnings.warn("content cache write failed: {}", e.toString());
+                    warnings.log("content cache write failed: {}", e.toString());
                 }
             });
             return true;

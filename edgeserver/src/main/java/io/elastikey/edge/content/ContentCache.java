@@ -1,6 +1,7 @@
 // ContentCache -- the edge's shared HTTP cache over a KeyValueStore: inline reads, one background writer.
 package io.elastikey.edge.content;
 
+import io.elastikey.protocol.net.RateLimitedLog;
 import io.elastikey.edge.content.CachedResponse.Field;
 import io.elastikey.edge.content.StorePolicy.Freshness;
 import io.elastikey.store.CorruptRecordException;
@@ -31,6 +32,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Stores the responses {@link StorePolicy} allows, as {@link CachedResponse} values under {@link CacheKeys}, and
@@ -59,7 +61,7 @@ public final class ContentCache implements AutoCloseable {
     private final int maxKeyBytes;
     private final int maxEntryBytes;
     private final Clock clock;
-    private final RateLimitedWarning warnings = new RateLimitedWarning(LOG, Duration.ofSeconds(10));
+    private final RateLimitedLog warnings = new RateLimitedLog(LOG, Level.WARN, 1, Duration.ofSeconds(10));
     private final CacheWriter writer;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
@@ -178,7 +180,7 @@ public final class ContentCache implements AutoCloseable {
         } catch (CorruptRecordException e) {
             return new byte[0];
         } catch (RuntimeException e) {
-            warnings.warn("content cache lookup failed: {}", e.toString());
+            warnings.log("content cache lookup failed: {}", e.toString());
             return null;
         }
     }

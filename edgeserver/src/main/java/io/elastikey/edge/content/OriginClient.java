@@ -1,6 +1,7 @@
 // OriginClient -- pooled HTTP/1.1 client to the one origin the edge fronts, on the caller's event loop.
 package io.elastikey.edge.content;
 
+import io.elastikey.protocol.net.RateLimitedLog;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -15,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Reverse-proxies requests to one plain-HTTP origin. Each event loop that calls {@link #fetch} gets its own
@@ -31,7 +33,7 @@ public final class OriginClient implements AutoCloseable {
     private final InetSocketAddress origin;
     private final String authority;
     private final OriginOptions options;
-    private final RateLimitedWarning warnings = new RateLimitedWarning(LOG, Duration.ofSeconds(10));
+    private final RateLimitedLog warnings = new RateLimitedLog(LOG, Level.WARN, 1, Duration.ofSeconds(10));
     private final Map<EventLoop, OriginPool> pools = new ConcurrentHashMap<>();
     private volatile boolean closed;
 

@@ -1,6 +1,7 @@
 // OriginPool -- the keep-alive connections one event loop holds to the origin, and the calls waiting for one.
 package io.elastikey.edge.content;
 
+import io.elastikey.protocol.net.RateLimitedLog;
 import io.elastikey.protocol.net.Transports;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -42,13 +43,13 @@ final class OriginPool {
     private final Bootstrap bootstrap;
     private final OriginOptions options;
     private final String originName;
-    private final RateLimitedWarning warnings;
+    private final RateLimitedLog warnings;
     private final ArrayDeque<Channel> idle = new ArrayDeque<>();
     private final ArrayDeque<OriginCall> waiting = new ArrayDeque<>();
     private int open;
     private boolean closed;
 
-    OriginPool(EventLoop loop, InetSocketAddress origin, OriginOptions options, RateLimitedWarning warnings) {
+    OriginPool(EventLoop loop, InetSocketAddress origin, OriginOptions options, RateLimitedLog warnings) {
         this.loop = loop;
         this.options = options;
         this.originName = origin.getHostString() + ":" + origin.getPort();
@@ -208,7 +209,7 @@ final class OriginPool {
 
     private void fail(OriginCall call, OriginException failure) {
         if (!call.isDone()) {
-            warnings.warn("{} {} ({}): {}", failure.status(), call.method(), originName, failure.getMessage());
+            warnings.log("{} {} ({}): {}", failure.status(), call.method(), originName, failure.getMessage());
             call.fail(failure);
         }
     }

@@ -3,11 +3,11 @@ package io.elastikey.edge.http;
 import io.elastikey.edge.content.ContentHandler;
 import io.elastikey.protocol.http.RequestReadTimer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
+import io.elastikey.protocol.net.QuietProtocolNegotiator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
@@ -17,21 +17,19 @@ import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.ApplicationProtocolNames;
-import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.function.Supplier;
-import javax.net.ssl.SSLException;
 
 /**
  * Completes the pipeline once ALPN has chosen HTTP/2 or HTTP/1.1. Both end in the same content handler
  * seeing whole HTTP/1-style requests: over HTTP/2 each stream is a child channel whose frames are converted,
  * so the proxy and cache logic exist once. Clients that offer no ALPN get HTTP/1.1.
  */
-final class EdgeProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
+final class EdgeProtocolNegotiator extends QuietProtocolNegotiator {
     private static final Logger log = LoggerFactory.getLogger(EdgeProtocolNegotiator.class);
     private static final int MAX_STREAMS = 256;
 
@@ -43,25 +41,11 @@ final class EdgeProtocolNegotiator extends ApplicationProtocolNegotiationHandler
 
     EdgeProtocolNegotiator(int maxHeaderBytes, int maxBodyBytes, Duration requestRead, ProtocolErrorHandler errors,
                            Supplier<ChannelHandler> content) {
-        super(ApplicationProtocolNames.HTTP_1_1);
         this.maxHeaderBytes = maxHeaderBytes;
         this.maxBodyBytes = maxBodyBytes;
         this.requestRead = requestRead;
         this.errors = errors;
         this.content = content;
-    }
-
-    /**
-     * A failed handshake goes to {@link #handshakeFailure}; anything else on to the {@link ProtocolErrorHandler},
-     * not to the base class, which logs a WARN with a stack trace for it.
-     */
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
-        if (cause instanceof DecoderException && cause.getCause() instanceof SSLException) {
-            super.exceptionCaught(ctx, cause);
-        } else {
-            ctx.fireExceptionCaught(cause);
-        }
     }
 
     /** Counted by {@link HandshakeRecorder} and logged by the key method; a stack trace per client is noise. */

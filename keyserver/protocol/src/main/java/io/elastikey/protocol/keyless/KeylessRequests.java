@@ -23,6 +23,18 @@ import java.security.NoSuchAlgorithmException;
  * neither 20 bytes (sent as the Subject Key Identifier) nor 32 (sent as the certificate digest).
  */
 public final class KeylessRequests {
+    /** [method][hash]: the opcode of each signature of a hash value, looked up per request. */
+    private static final KeylessOpcode[][] BY_METHOD_AND_HASH =
+            new KeylessOpcode[SkiMethod.values().length][SkiHash.values().length];
+
+    static {
+        for (KeylessOpcode opcode : KeylessOpcode.values()) {
+            if (opcode.method() != null && opcode.hash() != null) {
+                BY_METHOD_AND_HASH[opcode.method().ordinal()][opcode.hash().ordinal()] = opcode;
+            }
+        }
+    }
+
     private KeylessRequests() {
     }
 
@@ -69,12 +81,11 @@ public final class KeylessRequests {
 
     /** The opcode of a {@code *-DIGEST} method with {@code hash}. */
     static KeylessOpcode digestOpcode(SkiMethod method, SkiHash hash) {
-        for (KeylessOpcode opcode : KeylessOpcode.values()) {
-            if (opcode.method() == method && opcode.hash() == hash) {
-                return opcode;
-            }
+        KeylessOpcode opcode = BY_METHOD_AND_HASH[method.ordinal()][hash.ordinal()];
+        if (opcode == null) {
+            throw unsupported(method.wireName() + " with " + hash.wireName());
         }
-        throw unsupported(method.wireName() + " with " + hash.wireName());
+        return opcode;
     }
 
     private static Translated hashed(KeylessOpcode opcode, byte[] identifier, boolean ski, byte[] data) {

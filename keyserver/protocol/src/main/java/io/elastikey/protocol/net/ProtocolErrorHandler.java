@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -42,8 +43,10 @@ public final class ProtocolErrorHandler extends ChannelInboundHandlerAdapter {
             AttributeKey.valueOf(ProtocolErrorHandler.class, "remote");
 
     private final Consumer<ProtocolErrorKind> counter;
-    private final RateLimitedLog clientErrors = new RateLimitedLog(LOG, Level.INFO, LINES_PER_SECOND);
-    private final RateLimitedLog ownErrors = new RateLimitedLog(LOG, Level.WARN, LINES_PER_SECOND);
+    private final RateLimitedLog clientErrors = new RateLimitedLog(LOG, Level.INFO, LINES_PER_SECOND,
+            Duration.ofSeconds(1));
+    private final RateLimitedLog ownErrors = new RateLimitedLog(LOG, Level.WARN, LINES_PER_SECOND,
+            Duration.ofSeconds(1));
 
     /** @param counter counts each protocol error by kind (a metric); called on the event loop, must not block */
     public ProtocolErrorHandler(Consumer<ProtocolErrorKind> counter) {

@@ -1,41 +1,44 @@
-// RateLimitedLog -- at most N log lines a second; the next line let through says how many were held back.
+// RateLimitedLog -- at most N log lines per window; the next line let through says how many were held back.
 package io.elastikey.protocol.net;
 
+import java.time.Duration;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.event.Level;
 
 /**
  * A flood of one kind of event (a scanner's bad handshakes, a fuzzer's broken frames) must not bury the rest of the
- * log or spend the event loop's time on I/O: within each one-second window the first {@code perSecond} lines go
- * out, the rest are counted, and the first line of a later window ends with {@code (N similar lines suppressed)}.
- * The events themselves are counted in metrics, so nothing is lost but their text.
+ * log or spend the event loop's time on I/O: within each window the first {@code lines} lines go out, the rest are
+ * counted, and the first line of a later window ends with {@code (N similar lines suppressed)}. Used for clients'
+ * protocol errors (a few a second) and for the edge's origin and cache failures (one per ten seconds); the events
+ * themselves are counted in metrics, so nothing is lost but their text.
  *
  * <p>Thread-safe: every event loop of a server shares one instance; the lock is held only to count.
  */
 public final class RateLimitedLog {
-    private static final long WINDOW_NANOS = 1_000_000_000L;
-
     private final Logger log;
     private final Level level;
-    private final int perSecond;
+    private final int lines;
+    private final long windowNanos;
     private final LongSupplier nanoClock;
     private long windowStart;
     private int inWindow;
     private long suppressed;
 
-    /** At most {@code perSecond} lines a second to {@code log} at {@code level}. */
-    public RateLimitedLog(Logger log, Level level, int perSecond) {
-        this(log, level, perSecond, System::nanoTime);
+    /** At most {@code lines} lines per {@code window} to {@code log} at {@code level}. */
+    public RateLimitedLog(Logger log, Level level, int lines, Duration window) {
+        this(log, level, lines, window, System::nanoTime);
     }
 
-    RateLimitedLog(Logger log, Level level, int perSecond, LongSupplier nanoClock) {
-        if (perSecond < 1) {
-            throw new IllegalArgumentException("perSecond must be at least 1, not " + perSecond);
+    RateLimitedLog(Logger log, Level level, int lines, Duration window, LongSupplier nanoClock) {
+        if (lines < 1 || window.isNegative() || window.isZero()) {
+            throw new IllegalArgumentException("need at least 1 line per positive window, not " + lines + " per "
+                    + window);
         }
         this.log = log;
         this.level = level;
-        this.perSecond = perSecond;
+        this.lines = lines;
+        this.windowNanos = window.toNanos();
         this.nanoClock = nanoClock;
         this.windowStart = nanoClock.getAsLong();
     }
@@ -45,11 +48,11 @@ public final class RateLimitedLog {
         long held;
         synchronized (this) {
             long now = nanoClock.getAsLong();
-            if (now - windowStart >= WINDOW_NANOS) {
+            if (now - windowStart >= windowNanos) {
                 windowStart = now;
                 inWindow = 0;
             }
-            if (inWindow >= perSecond) {
+            if (inWindow >= lines) {
                 suppressed++;
                 return;
             }

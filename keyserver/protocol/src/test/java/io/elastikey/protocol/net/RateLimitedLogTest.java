@@ -20,7 +20,7 @@ class RateLimitedLogTest {
         Logger logger = ((LoggerContext) LoggerFactory.getILoggerFactory()).getLogger("rate-limited-log-test");
         lines.start();
         logger.addAppender(lines);
-        return new RateLimitedLog(logger, Level.INFO, perSecond, now::get);
+        return new RateLimitedLog(logger, Level.INFO, perSecond, java.time.Duration.ofSeconds(1), now::get);
     }
 
     @Test

@@ -3,10 +3,10 @@ package io.elastikey.keyserver.http;
 import io.elastikey.keyserver.tls.ClientAuthenticationHandler;
 import io.elastikey.protocol.http.RequestReadTimer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
+import io.elastikey.protocol.net.QuietProtocolNegotiator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
@@ -15,19 +15,18 @@ import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.ApplicationProtocolNames;
-import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 
 import java.time.Duration;
 import java.util.function.Supplier;
-import javax.net.ssl.SSLException;
 
 /**
  * Completes the pipeline once ALPN has chosen the protocol. Both end in the same
  * {@link SkiHttpHandler} seeing full HTTP/1-style requests: over HTTP/2 each stream is a child
  * channel whose frames are converted to HTTP objects, so the SKI logic exists once.
- * Clients that offer no ALPN get HTTP/1.1.
+ * Clients that offer no ALPN get HTTP/1.1; a failed handshake is counted and logged by
+ * {@link ClientAuthenticationHandler}.
  */
-final class ProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
+final class ProtocolNegotiator extends QuietProtocolNegotiator {
     private static final int RST_FRAMES_PER_STREAM = 16;
     /** The longest HTTP/1.1 request line, and HTTP/2 {@code :path}: longer gets 414. */
     static final int MAX_REQUEST_LINE = 4096;
@@ -42,29 +41,9 @@ final class ProtocolNegotiator extends ApplicationProtocolNegotiationHandler {
     }
 
     ProtocolNegotiator(Limits limits, ProtocolErrorHandler errors, Supplier<SkiHttpHandler> handlers) {
-        super(ApplicationProtocolNames.HTTP_1_1);
         this.limits = limits;
         this.errors = errors;
         this.handlers = handlers;
-    }
-
-    /** Counted and logged by {@link ClientAuthenticationHandler}; a stack trace per bad client is noise. */
-    @Override
-    protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
-        ctx.close();
-    }
-
-    /**
-     * A failed handshake goes to {@link #handshakeFailure}; anything else (a reset during the handshake, say) on to
-     * the {@link ProtocolErrorHandler}, not to the base class, which logs a WARN with a stack trace for it.
-     */
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
-        if (cause instanceof DecoderException && cause.getCause() instanceof SSLException) {
-            super.exceptionCaught(ctx, cause);
-        } else {
-            ctx.fireExceptionCaught(cause);
-        }
     }
 
     @Override
