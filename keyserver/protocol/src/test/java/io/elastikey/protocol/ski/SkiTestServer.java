@@ -201,7 +201,6 @@ public final class SkiTestServer implements AutoCloseable {
             } catch (SkiException e) {
                 answer = CannedAnswer.error(e.error());
             }
-            received.incrementAndGet();
             if (answer instanceof CannedAnswer.Output output) {
                 respond(ctx, inFlight, 200, SkiJson.encodeOutput(output.output()));
             } else if (answer instanceof CannedAnswer.OutputThenClose output) {
@@ -216,6 +215,9 @@ public final class SkiTestServer implements AutoCloseable {
                 byte[] echo = SkiJson.encodeOutput(SkiJson.decodeRequest(request.content()).input());
                 hold(() -> ctx.executor().execute(() -> respond(ctx, inFlight, 200, echo)));
             }
+            // Counted once handled: a test that waits for N requests and then releases the held ones must find
+            // all N held (counting on arrival let the last one be held after the release, and never answered).
+            received.incrementAndGet();
         }
 
         private void hold(Runnable answer) {
