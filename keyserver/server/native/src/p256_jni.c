@@ -13,6 +13,8 @@
  * is in [1, n-1]; the library checks nothing it does not have to. */
 #define OPENSSL_SUPPRESS_DEPRECATED /* EC_KEY: the one OpenSSL 3 API that signs from a scalar alone */
 
+#include "p256_nonces.h"
+
 #include <jni.h>
 #include <openssl/bn.h>
 #include <openssl/crypto.h>
@@ -57,6 +59,20 @@ static EC_KEY *curve_key(void) {
     return key;
 }
 
+/* Signs with a precomputed nonce when the pool has one (p256_nonces.c), else makes one. In the rare case that a
+ * pooled nonce gives s = 0 OpenSSL refuses it, and the signature is made the usual way. */
+static ECDSA_SIG *sign_with_pooled_nonce(EC_KEY *key, const unsigned char *digest, int digest_len) {
+    BIGNUM *kinv, *r;
+    if (!nonce_pool_take(&kinv, &r)) {
+        nonce_pool_count_miss();
+        return ECDSA_do_sign(digest, digest_len, key);
+    }
+    ECDSA_SIG *sig = ECDSA_do_sign_ex(digest, digest_len, kinv, r, key);
+    BN_clear_free(kinv);
+    BN_clear_free(r);
+    return sig != NULL ? sig : ECDSA_do_sign(digest, digest_len, key);
+}
+
 /* Signs digest[digest_len] with scalar; writes the DER ECDSA-Sig-Value to out[out_cap]. Returns its
  * length or a negative P256_E* code. The key holds the scalar only for the duration of the call. */
 static int sign_digest(const unsigned char *scalar, const unsigned char *digest, int digest_len,
@@ -68,7 +84,7 @@ static int sign_digest(const unsigned char *scalar, const unsigned char *digest,
     int ok = EC_KEY_set_private_key(key, d);
     BN_clear_free(d);
     if (!ok) return P256_ESIGN;
-    ECDSA_SIG *sig = ECDSA_do_sign(digest, digest_len, key);
+    ECDSA_SIG *sig = sign_with_pooled_nonce(key, digest, digest_len);
     (void)EC_KEY_set_private_key(key, NULL); /* clears and frees the key's copy (returns 0 by design) */
     if (sig == NULL) return P256_ESIGN;
     int len = i2d_ECDSA_SIG(sig, NULL);
@@ -109,9 +125,46 @@ static jstring JNICALL native_version(JNIEnv *env, jclass cls) {
     return (*env)->NewStringUTF(env, OpenSSL_version(OPENSSL_VERSION));
 }
 
+/* int P256Native.openNoncePool(int target): arms the pool; returns the target in effect. */
+static jint JNICALL native_open_pool(JNIEnv *env, jclass cls, jint wanted) {
+    (void)env;
+    (void)cls;
+    return nonce_pool_open(wanted);
+}
+
+/* int P256Native.fillNoncePool(): lowers the calling thread's priority, then fills until closed. Returns what
+ * nonce_pool_lower_priority() said. Blocks: called on a thread of its own. */
+static jint JNICALL native_fill_pool(JNIEnv *env, jclass cls) {
+    (void)env;
+    (void)cls;
+    int priority = nonce_pool_lower_priority();
+    nonce_pool_fill();
+    return priority;
+}
+
+/* void P256Native.closeNoncePool() */
+static void JNICALL native_close_pool(JNIEnv *env, jclass cls) {
+    (void)env;
+    (void)cls;
+    nonce_pool_close();
+}
+
+/* void P256Native.noncePoolStats(long[] out): made, taken, missed, pooled. */
+static void JNICALL native_pool_stats(JNIEnv *env, jclass cls, jlongArray jout) {
+    (void)cls;
+    nonce_stats stats;
+    nonce_pool_stats(&stats);
+    jlong values[4] = {stats.made, stats.taken, stats.missed, stats.pooled};
+    if ((*env)->GetArrayLength(env, jout) >= 4) (*env)->SetLongArrayRegion(env, jout, 0, 4, values);
+}
+
 static const JNINativeMethod methods[] = {
     {"sign", "([B[BI[B)I", (void *)native_sign},
     {"libraryVersion", "()Ljava/lang/String;", (void *)native_version},
+    {"openNoncePool", "(I)I", (void *)native_open_pool},
+    {"fillNoncePool", "()I", (void *)native_fill_pool},
+    {"closeNoncePool", "()V", (void *)native_close_pool},
+    {"noncePoolStats", "([J)V", (void *)native_pool_stats},
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

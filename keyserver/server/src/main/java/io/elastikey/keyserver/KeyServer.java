@@ -111,6 +111,7 @@ public final class KeyServer implements AutoCloseable {
         StartupChecks.run(config);
         provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()), config.nativeP256());
         log.info("crypto provider: {}", provider.description());
+        started(provider.startP256Nonces(config.p256Nonces()));
         repository = started(KeyRepository.open(config, provider.keyParser()));
         HotKeyFile hotKeys = new HotKeyFile(config.hotKeyFile());
         List<String> lastHotKeys = readHotKeys(hotKeys);

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.elastikey.perf.ski.SkiWorkload.KeyOrder;
 import io.elastikey.protocol.keyless.KeylessClient;
+import io.elastikey.protocol.net.ClientEventLoops;
 import io.elastikey.protocol.pki.DevPki;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.ski.SignatureScheme;
@@ -30,6 +31,7 @@ import io.elastikey.protocol.ski.SkiHttpVersion;
 import io.elastikey.protocol.ski.SkiMethod;
 import io.elastikey.protocol.ski.SkiTls;
 import io.elastikey.protocol.ski.SkiTransportException;
+import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -254,10 +256,12 @@ public final class SkiLoadGenerator implements Callable<Integer> {
                 pki.resolve(DevPki.CLIENT_KEY), pki.resolve(DevPki.CA_CERTIFICATE), alpn)
                 : SkiTls.clientContext(certificate, privateKey, caBundle, alpn);
         LoadStats stats = new LoadStats();
-        try (KeyServerClient client = protocol == Protocol.KEYLESS
-                ? KeylessClient.create(tls, targetAddress(), clientOptions())
-                : SkiClient.create(tls, targetAddress(), clientOptions());
-             SkiLoadRun run = new SkiLoadRun(client, workload, stats, verifyEvery)) {
+        // The generator's own loops, lent to the client, so the open-loop schedule runs on them (SkiLoadRun.Pacer).
+        try (ClientEventLoops loops = new ClientEventLoops(null, eventLoopThreads(), true, "loadgen");
+             KeyServerClient client = protocol == Protocol.KEYLESS
+                ? KeylessClient.create(tls, targetAddress(), clientOptions(loops.group()))
+                : SkiClient.create(tls, targetAddress(), clientOptions(loops.group()));
+             SkiLoadRun run = new SkiLoadRun(client, loops.group(), workload, stats, verifyEvery)) {
             connect(client);
             out.println(describe(keys));
             progress = new ProgressReporter(stats, client::outstanding, out, run::measuredStartNanos);
@@ -298,15 +302,18 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         }
     }
 
-    SkiClientOptions clientOptions() {
-        int threads = eventLoopThreads > 0 ? eventLoopThreads
-                : Math.min(connections, Runtime.getRuntime().availableProcessors());
+    int eventLoopThreads() {
+        return eventLoopThreads > 0 ? eventLoopThreads : Math.min(connections, Runtime.getRuntime().availableProcessors());
+    }
+
+    SkiClientOptions clientOptions(EventLoopGroup loops) {
         return SkiClientOptions.builder()
+                .eventLoopGroup(loops)
                 .httpVersion(http)
                 .connections(connections)
                 .requestTimeout(Duration.ofMillis(timeoutMillis))
                 .maxOutstanding(maxOutstanding)
-                .eventLoopThreads(threads)
+                .eventLoopThreads(eventLoopThreads())
                 .serverName(serverName)
                 .build();
     }

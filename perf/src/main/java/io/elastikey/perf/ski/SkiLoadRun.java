@@ -2,6 +2,8 @@
 package io.elastikey.perf.ski;
 
 import java.security.GeneralSecurityException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +14,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 import java.util.random.RandomGenerator;
 
 import io.elastikey.perf.ski.SkiWorkload.Prepared;
@@ -23,9 +27,11 @@ import io.elastikey.protocol.ski.KeyServerClient;
  * <p><b>Open loop</b> ({@link #openLoop}): request {@code i} is due at {@code start + i / rate}, whether or not earlier
  * ones have been answered, and its latency runs from that intended time to its answer. A stall of the server then
  * shows in every request that should have been sent during it, not only in the one that was stuck (coordinated
- * omission, as in wrk2 and the store's {@code OpenLoopGet}). The client is asynchronous, so one thread keeps the
- * schedule: it parks until the next request is due and sends every request that is due; if it wakes late it sends the
- * backlog at once, and their latencies still count from their intended times.
+ * omission, as in wrk2 and the store's {@code OpenLoopGet}). The client is asynchronous, so the schedule is kept by
+ * the client's own event loops when they are given ({@link Pacer}: each loop sends its share of the requests, wakes
+ * by its timer for the next one due, and writes on its own connections, with no hand-off between threads), else by
+ * the calling thread, which parks until the next request is due. Either sends every request that is due when it
+ * wakes; a late wake sends the backlog at once, and the latencies still count from the intended times.
  *
  * <p><b>Closed loop</b> ({@link #closedLoop}): {@code concurrency} requests are always in flight; each answer sends
  * the next. Latency runs from the actual send, so this mode measures the server's capacity, not the latency users
@@ -42,6 +48,7 @@ final class SkiLoadRun implements AutoCloseable {
     private static final long DRAIN_NANOS = 30_000_000_000L;
 
     private final KeyServerClient client;
+    private final EventLoopGroup loops;
     private final SkiWorkload workload;
     private final LoadStats stats;
     private final int verifyEvery;
@@ -54,8 +61,10 @@ final class SkiLoadRun implements AutoCloseable {
     private volatile long measuredStartNanos = Long.MAX_VALUE;
     private volatile long lastAnswerNanos;
 
-    SkiLoadRun(KeyServerClient client, SkiWorkload workload, LoadStats stats, int verifyEvery) {
+    /** @param loops the client's event loops, to keep the open-loop schedule on; {@code null}: the calling thread */
+    SkiLoadRun(KeyServerClient client, EventLoopGroup loops, SkiWorkload workload, LoadStats stats, int verifyEvery) {
         this.client = client;
+        this.loops = loops;
         this.workload = workload;
         this.stats = stats;
         this.verifyEvery = verifyEvery;
@@ -79,13 +88,76 @@ final class SkiLoadRun implements AutoCloseable {
 
     /** Sends requests {@code first} to {@code first + count - 1} on schedule, the first due at {@code start}. */
     private void sendAtRate(long start, long rate, long first, long count, boolean recorded,
-                            RandomGenerator random) {
+                            RandomGenerator random) throws InterruptedException {
+        if (loops != null) {
+            List<EventExecutor> executors = new ArrayList<>();
+            loops.forEach(executors::add);
+            CountDownLatch sent = new CountDownLatch(executors.size());
+            SplittableRandom seeds = new SplittableRandom(random.nextLong());
+            for (int k = 0; k < executors.size(); k++) {
+                Pacer pacer = new Pacer(executors.get(k), k, executors.size(), start, rate, first, count, recorded,
+                        seeds.split(), sent);
+                executors.get(k).execute(pacer);
+            }
+            sent.await();
+            return;
+        }
         for (long i = 0; i < count; i++) {
             long intended = start + i * NANOS_PER_SECOND / rate;
             for (long wait = intended - System.nanoTime(); wait > 0; wait = intended - System.nanoTime()) {
                 LockSupport.parkNanos(wait);
             }
             send(first + i, workload.request(first + i, random), intended, recorded);
+        }
+    }
+
+    /**
+     * One event loop's share of an open-loop schedule: requests {@code share}, {@code share + shares}, ... of
+     * {@code count}. Runs on its loop: sends every request of its share that is due, then has the loop's timer wake it
+     * for the next.
+     */
+    private final class Pacer implements Runnable {
+        private final EventExecutor loop;
+        private final int shares;
+        private final long start;
+        private final long rate;
+        private final long first;
+        private final long count;
+        private final boolean recorded;
+        private final RandomGenerator random;
+        private final CountDownLatch sent;
+        private long next;
+
+        Pacer(EventExecutor loop, int share, int shares, long start, long rate, long first, long count,
+              boolean recorded, RandomGenerator random, CountDownLatch sent) {
+            this.loop = loop;
+            this.shares = shares;
+            this.start = start;
+            this.rate = rate;
+            this.first = first;
+            this.count = count;
+            this.recorded = recorded;
+            this.random = random;
+            this.sent = sent;
+            this.next = share;
+        }
+
+        @Override
+        public void run() {
+            long now = System.nanoTime();
+            while (next < count && intended(next) - now <= 0) {
+                send(first + next, workload.request(first + next, random), intended(next), recorded);
+                next += shares;
+            }
+            if (next >= count) {
+                sent.countDown();
+            } else {
+                loop.schedule(this, intended(next) - now, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        private long intended(long i) {
+            return start + i * NANOS_PER_SECOND / rate;
         }
     }
 

@@ -61,8 +61,8 @@ class SkiLoadGeneratorOptionsTest {
         assertThat(generator.keyOrder).isEqualTo(KeyOrder.RANDOM);
         assertThat(generator.targetAddress().getPort()).isEqualTo(9443);
         assertThat(generator.targetAddress().getAddress().isLoopbackAddress()).isTrue();
-        assertThat(generator.clientOptions().connections()).isEqualTo(8);
-        assertThat(generator.clientOptions().httpVersion()).isEqualTo(SkiHttpVersion.HTTP_1_1);
+        assertThat(generator.clientOptions(null).connections()).isEqualTo(8);
+        assertThat(generator.clientOptions(null).httpVersion()).isEqualTo(SkiHttpVersion.HTTP_1_1);
     }
 
     @Test

@@ -54,6 +54,11 @@ final class Http1Handler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Whether the calling thread is this connection's event loop. */
+    boolean onCallingThread() {
+        return context.executor().inEventLoop();
+    }
+
     boolean isInactive() {
         return inactive;
     }

@@ -54,7 +54,7 @@ final class Http1Pool implements ExchangePool {
         Http1Handler idle = null;
         Slot toConnect = null;
         synchronized (this) {
-            Slot slot = take(State.IDLE);
+            Slot slot = takeIdle();
             if (slot != null) {
                 slot.state = State.BUSY;
                 idle = slot.handler;
@@ -231,6 +231,26 @@ final class Http1Pool implements ExchangePool {
     }
 
     /** The first slot in {@code state}, or null. Caller holds the monitor. */
+    /**
+     * Caller holds the monitor. An idle slot whose connection runs on the calling thread's event loop if there is one
+     * (the edge asks from its own loops, which it lends the client: the request is then written and its answer read
+     * on the thread that asked, with no hand-off between threads either way), else the first idle slot.
+     */
+    private Slot takeIdle() {
+        Slot first = null;
+        for (Slot slot : slots) {
+            if (slot.state == State.IDLE) {
+                if (slot.handler.onCallingThread()) {
+                    return slot;
+                }
+                if (first == null) {
+                    first = slot;
+                }
+            }
+        }
+        return first;
+    }
+
     private Slot take(State state) {
         for (Slot slot : slots) {
             if (slot.state == state) {

@@ -55,7 +55,10 @@ final class Http2Pool implements ExchangePool {
 
     @Override
     public void submit(Exchange<?> exchange) {
-        Slot slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
+        Slot slot = onCallingThread();
+        if (slot == null) {
+            slot = slots[Math.floorMod(next.getAndIncrement(), slots.length)];
+        }
         slot.channel().whenComplete((channel, failure) -> {
             if (failure != null) {
                 exchange.fail(failure);
@@ -63,6 +66,22 @@ final class Http2Pool implements ExchangePool {
                 openStream(channel, exchange);
             }
         });
+    }
+
+    /**
+     * A connection that is up on the calling thread's event loop, taken in turn when there are several, or
+     * {@code null}. The edge asks from its own loops, which it lends the client: the stream is then opened and written
+     * on the thread that asked, and the answer read there, with no hand-off between threads.
+     */
+    private Slot onCallingThread() {
+        int start = next.getAndIncrement();
+        for (int i = 0; i < slots.length; i++) {
+            Slot slot = slots[Math.floorMod(start + i, slots.length)];
+            if (slot.isOnCallingThread()) {
+                return slot;
+            }
+        }
+        return null;
     }
 
     @Override
@@ -144,6 +163,12 @@ final class Http2Pool implements ExchangePool {
                 current = connecting;
             }
             return current;
+        }
+
+        /** Whether the connection is up and its event loop is the calling thread. */
+        synchronized boolean isOnCallingThread() {
+            Channel channel = current != null ? current.getNow(null) : null;
+            return channel != null && channel.isActive() && channel.eventLoop().inEventLoop();
         }
 
         synchronized boolean isUp() {

@@ -12,7 +12,9 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -27,9 +29,11 @@ import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.pki.Validity;
 import io.elastikey.protocol.ski.SkiTransportException.Kind;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.util.concurrent.EventExecutor;
 
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
@@ -78,6 +82,43 @@ class SkiClientTest {
         assertThat(server.connectionsAccepted()).isEqualTo(3);
         assertThat(client.connections()).isEqualTo(3);
         assertThat(client.outstanding()).isZero();
+    }
+
+    /**
+     * A caller on one of the client's (lent) event loops gets a connection of that loop, so the request is written
+     * and answered on the caller's thread: every request sent from loop A went out on one connection, every one from
+     * loop B on another, though the other loop's connection was idle too.
+     */
+    @ParameterizedTest
+    @EnumSource(SkiHttpVersion.class)
+    void aRequestFromAClientEventLoopGoesOutOnThatLoopsConnection(SkiHttpVersion version) throws Exception {
+        SkiTestServer server = server(SkiTestServer.start(pki));
+        EventLoopGroup loops = new NioEventLoopGroup(2);
+        try {
+            SkiClient client = client(server, version, options -> options.connections(2).eventLoopGroup(loops));
+            await(client.connect());
+            List<EventExecutor> executors = new ArrayList<>();
+            loops.forEach(executors::add);
+            // One at a time, so that over HTTP/1.1 the loop's own connection is idle again (a busy one would rightly
+            // send the caller to another idle connection rather than make it wait).
+            for (int round = 0; round < 20; round++) {
+                for (int loop = 0; loop < 2; loop++) {
+                    String input = "loop " + loop + " request " + round;
+                    await(executors.get(loop).submit(() -> client.execute(SkiRequest.rsa(SPKI,
+                            input.getBytes(UTF_8)))).get(WAIT_SECONDS, TimeUnit.SECONDS));
+                }
+            }
+            for (int loop = 0; loop < 2; loop++) {
+                Set<Integer> ports = new HashSet<>();
+                for (int round = 0; round < 20; round++) {
+                    ports.add(server.peerPortOf("loop " + loop + " request " + round));
+                }
+                assertThat(ports).as("connections used from loop %d", loop).hasSize(1);
+            }
+            assertThat(server.peerPortOf("loop 0 request 0")).isNotEqualTo(server.peerPortOf("loop 1 request 0"));
+        } finally {
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 
     @Test

@@ -4,7 +4,10 @@ package io.elastikey.protocol.ski;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -64,6 +67,7 @@ public final class SkiTestServer implements AutoCloseable {
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicInteger received = new AtomicInteger();
     private final AtomicInteger maxInFlight = new AtomicInteger();
+    private final Map<String, Integer> peerPorts = new ConcurrentHashMap<>();
     private final List<Runnable> held = new ArrayList<>();
     private volatile Function<SkiRequest, CannedAnswer> behaviour = request -> CannedAnswer.output(request.input());
     private final Channel listener;
@@ -117,6 +121,11 @@ public final class SkiTestServer implements AutoCloseable {
 
     public InetSocketAddress address() {
         return (InetSocketAddress) listener.localAddress();
+    }
+
+    /** The client port of the connection that carried the request whose input is {@code input} (UTF-8). */
+    public Integer peerPortOf(String input) {
+        return peerPorts.get(input);
     }
 
     public int connectionsAccepted() {
@@ -197,7 +206,10 @@ public final class SkiTestServer implements AutoCloseable {
             maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
             CannedAnswer answer;
             try {
-                answer = behaviour.apply(SkiJson.decodeRequest(request.content()));
+                SkiRequest ski = SkiJson.decodeRequest(request.content());
+                peerPorts.put(new String(ski.input(), StandardCharsets.UTF_8),
+                        ((InetSocketAddress) connection.remoteAddress()).getPort());
+                answer = behaviour.apply(ski);
             } catch (SkiException e) {
                 answer = CannedAnswer.error(e.error());
             }

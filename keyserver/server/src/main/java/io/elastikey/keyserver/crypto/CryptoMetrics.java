@@ -16,7 +16,10 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code elastikey.crypto.queue.depth}, {@code elastikey.crypto.workers.active} gauges;</li>
  *   <li>{@code elastikey.crypto.operations} counter tagged {@code outcome}: {@code completed}
  *       (run to an answer or error), {@code failed}, {@code rejected} (queue full),
- *       {@code expired} (deadline passed while queued).</li>
+ *       {@code expired} (deadline passed while queued);</li>
+ *   <li>with P-256 signed natively, {@code elastikey.crypto.p256.nonces} counter tagged {@code event}
+ *       ({@code made}, {@code taken}, {@code missed}) and the {@code elastikey.crypto.p256.nonces.pooled} gauge: how
+ *       much of the signing work the idle-priority pool took off the request path ({@link P256NoncePool}).</li>
  * </ul>
  */
 public final class CryptoMetrics implements MeterBinder {
@@ -45,6 +48,21 @@ public final class CryptoMetrics implements MeterBinder {
         counter(registry, "failed", CryptoEngine::failedCount);
         counter(registry, "rejected", CryptoEngine::rejectedCount);
         counter(registry, "expired", CryptoEngine::expiredCount);
+        if (provider.signsP256Natively()) {
+            nonceCounter(registry, "made", P256NoncePool.Stats::made);
+            nonceCounter(registry, "taken", P256NoncePool.Stats::taken);
+            nonceCounter(registry, "missed", P256NoncePool.Stats::missed);
+            Gauge.builder("elastikey.crypto.p256.nonces.pooled", provider, p -> p.p256NonceStats().pooled())
+                    .description("Precomputed P-256 nonces ready for signatures")
+                    .register(registry);
+        }
+    }
+
+    private void nonceCounter(MeterRegistry registry, String event, ToDoubleFunction<P256NoncePool.Stats> f) {
+        FunctionCounter.builder("elastikey.crypto.p256.nonces", provider, p -> f.applyAsDouble(p.p256NonceStats()))
+                .tag("event", event)
+                .description("P-256 nonces: made ahead at idle priority, taken by signatures, missed (pool empty)")
+                .register(registry);
     }
 
     private void counter(MeterRegistry registry, String outcome, ToDoubleFunction<CryptoEngine> f) {

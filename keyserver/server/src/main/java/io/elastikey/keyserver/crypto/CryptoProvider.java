@@ -128,6 +128,20 @@ public final class CryptoProvider {
         return Optional.ofNullable(p256);
     }
 
+    /**
+     * Starts keeping {@code target} P-256 nonces precomputed at idle priority ({@link P256NoncePool}) when P-256 keys
+     * are signed natively and {@code target} is positive; closing the handle stops it. Otherwise a handle that does
+     * nothing.
+     */
+    public P256NoncePool.Handle startP256Nonces(int target) {
+        return p256 != null && target > 0 ? P256NoncePool.acquire(target) : () -> { };
+    }
+
+    /** The nonce pool's counters; zeros when P-256 is not signed natively. */
+    public P256NoncePool.Stats p256NonceStats() {
+        return p256 != null ? P256NoncePool.stats() : P256NoncePool.Stats.NONE;
+    }
+
     /** Whether P-256 keys are parsed into {@link P256ScalarKey}s and signed natively. */
     public boolean signsP256Natively() {
         return p256 != null;

@@ -14,6 +14,7 @@ import java.util.Arrays;
  * key server signs P-256 with its JCA provider as before.
  *
  * <p>Thread-safe: the library keeps one OpenSSL key object per thread and puts the scalar in it only for the call.
+ * A signature takes its nonce from the pool {@link P256NoncePool} fills when that runs, and makes one otherwise.
  */
 final class P256Native {
     /** The longest DER {@code ECDSA-Sig-Value} on P-256: two 33-byte INTEGERs with headers, in a SEQUENCE. */
@@ -76,4 +77,16 @@ final class P256Native {
     private static native int sign(byte[] scalar, byte[] digest, int digestLength, byte[] signature);
 
     private static native String libraryVersion();
+
+    /** Arms the nonce pool ({@link P256NoncePool}) with {@code target} pairs to keep ready; returns the target kept. */
+    static native int openNoncePool(int target);
+
+    /** Fills the nonce pool on the calling thread, at idle priority, until {@link #closeNoncePool()}; returns 1 for
+     * {@code SCHED_IDLE}, 2 for nice 19, 0 for neither. */
+    static native int fillNoncePool();
+
+    static native void closeNoncePool();
+
+    /** Writes made, taken, missed, pooled into {@code out[0..3]}. */
+    static native void noncePoolStats(long[] out);
 }
