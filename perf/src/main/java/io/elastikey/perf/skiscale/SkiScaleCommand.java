@@ -147,8 +147,10 @@ public final class SkiScaleCommand implements Callable<Integer> {
             description = "Exponent of the Zipf runs (default: ${DEFAULT-VALUE}).")
     double zipfExponent;
 
-    @Option(names = "--h2-connections", paramLabel = "N", defaultValue = "1",
-            description = "HTTP/2 connections (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--h2-connections", paramLabel = "N", defaultValue = "2",
+            description = "HTTP/2 connections (default: ${DEFAULT-VALUE}, as an edge server's keyservers.connections: "
+                    + "one per server event loop on this machine; with one, a single loop on each side carries "
+                    + "every request's TLS and framing).")
     int h2Connections;
 
     @Option(names = "--h2-concurrency", paramLabel = "N", defaultValue = "256",

@@ -74,7 +74,7 @@ final class Http2Pool implements ExchangePool {
      * on the thread that asked, and the answer read there, with no hand-off between threads.
      */
     private Slot onCallingThread() {
-        int start = next.getAndIncrement();
+        int start = next.get();
         for (int i = 0; i < slots.length; i++) {
             Slot slot = slots[Math.floorMod(start + i, slots.length)];
             if (slot.isOnCallingThread()) {
@@ -167,7 +167,7 @@ final class Http2Pool implements ExchangePool {
 
         /** Whether the connection is up and its event loop is the calling thread. */
         synchronized boolean isOnCallingThread() {
-            Channel channel = current != null ? current.getNow(null) : null;
+            Channel channel = current != null && !current.isCompletedExceptionally() ? current.getNow(null) : null;
             return channel != null && channel.isActive() && channel.eventLoop().inEventLoop();
         }
 
