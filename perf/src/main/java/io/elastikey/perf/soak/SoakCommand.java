@@ -102,7 +102,9 @@ public final class SoakCommand implements Callable<Integer> {
         Path data = dir.resolve("data");
         Path keyServerData = data.resolve("keyserver");
         out.println("setup: development PKI, one ECDSA P-256 key sealed in the key server's ElasticStore");
-        SuiteData suite = SuiteData.prepare(Map.of(keyServerData, null), data.resolve("edge"));
+        Map<Path, String> stores = new LinkedHashMap<>();
+        stores.put(keyServerData, null); // null: the default ElasticStore in <data>/keys
+        SuiteData suite = SuiteData.prepare(stores, data.resolve("edge"));
         SuiteLauncher launcher = new SuiteLauncher(load.elastikey, dir);
         int keyServerPort = SuiteLauncher.freePort();
         int originPort = SuiteLauncher.freePort();

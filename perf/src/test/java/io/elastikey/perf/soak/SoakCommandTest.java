@@ -30,7 +30,13 @@ class SoakCommandTest {
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         SoakCommand soak = new SoakCommand().printTo(new PrintStream(console, true, StandardCharsets.UTF_8));
 
-        int status = new CommandLine(soak).execute("--elastikey", launcher.toString(), "--out", out.toString(),
+        CommandLine command = new CommandLine(soak);
+        command.setErr(new java.io.PrintWriter(console, true, StandardCharsets.UTF_8));
+        command.setExecutionExceptionHandler((e, cl, parsed) -> {
+            e.printStackTrace(new PrintStream(console, true, StandardCharsets.UTF_8));
+            return 3;
+        });
+        int status = command.execute("--elastikey", launcher.toString(), "--out", out.toString(),
                 "--rate", "20", "--duration", "5s", "--progress-every", "1");
 
         String printed = console.toString(StandardCharsets.UTF_8);
