@@ -94,9 +94,11 @@ final class AckedWriter implements AutoCloseable {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String rootText = root == e || root.getMessage() == null ? "" : " (" + root.getMessage() + ")";
-        String message = text + (text.contains(rootText.strip()) ? "" : rootText);
-        return message.replaceAll("\\d{3,}", "N").replaceAll("\\s+", " ").strip();
+        String rootMessage = root == e || root.getMessage() == null ? "" : root.getMessage();
+        String message = text + (text.contains(rootMessage) ? "" : " (" + rootMessage + ")");
+        // RedisStore names the store first ("Redis redis://127.0.0.1:6379: SET failed: ..."): the kind is the rest
+        return message.replaceFirst("^Redis \\S+: ", "").replaceAll("\\d{3,}", "N").replaceAll("\\s+", " ")
+                .strip();
     }
 
     static byte[] key(String name, long n) {
