@@ -203,10 +203,13 @@ public final class ChaosCommand implements Callable<Integer> {
             HandshakeLoad.Phase phase;
             Script script = new Script(launcher, sampler, disk, storeWriter, period, keyServerA, portA, adminA,
                     dir.resolve("redis"), redisPort, loadTime.toSeconds());
+            // The writers first: their start (a Redis client's classes and connections in this JVM) would otherwise
+            // take the first seconds' CPU from the load on this small machine and count as failed handshakes.
+            storeWriter.start();
+            redisWriter.start();
+            Thread.sleep(5_000);
             try (sampler) {
                 sampler.start();
-                storeWriter.start();
-                redisWriter.start();
                 Thread scripted = new Thread(script, "chaos-script");
                 scripted.start();
                 phase = handshakes.openLoop(rate, loadTime);

@@ -47,9 +47,10 @@ final class Sampler implements AutoCloseable {
         return this;
     }
 
-    /** The second (from the sampler's start) that is under way now. */
+    /** The second (from the sampler's start) that is under way now; -1 before the start. */
     long currentSecond() {
-        return (System.nanoTime() - startedNanos) / 1_000_000_000L;
+        long started = startedNanos;
+        return started == 0 ? -1 : (System.nanoTime() - started) / 1_000_000_000L;
     }
 
     private void run() {
