@@ -19,6 +19,8 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import io.elastikey.perf.skiscale.SkiScaleCommand;
+import io.elastikey.perf.soak.ChaosCommand;
+import io.elastikey.perf.soak.SoakCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,11 +35,14 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Runs the JMH benchmarks of elastikey-perf whose names match the regexes.",
-                "`bench ski-scale` is the key server at the use case's scale instead (its own --help)."},
-        subcommands = SkiScaleCommand.class,
+                "`bench ski-scale` is the key server at the use case's scale instead, `bench soak` the suite under "
+                        + "sustained load, `bench chaos` the suite while things break (each with its own --help)."},
+        subcommands = {SkiScaleCommand.class, SoakCommand.class, ChaosCommand.class},
         footer = {"", "Examples:",
                 "  ./elastikey bench StoreGetBenchmark -f 1 -wi 1 -w 1s -i 2 -r 2s --param keys=20000",
-                "  ./elastikey bench ski-scale --quick%n"})
+                "  ./elastikey bench ski-scale --quick",
+                "  ./elastikey bench soak --duration 2m",
+                "  ./elastikey bench chaos%n"})
 public final class Benchmarks implements Callable<Integer> {
 
     @Parameters(paramLabel = "REGEX", arity = "0..*",

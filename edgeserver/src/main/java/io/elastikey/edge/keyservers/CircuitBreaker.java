@@ -97,6 +97,25 @@ final class CircuitBreaker {
         return true;
     }
 
+    /**
+     * Grants the caller the trial if the breaker is open, whether or not its wait is over: for the health check, whose
+     * probe costs the server nothing worth sparing, so that a server that came back is found within one probe
+     * interval rather than after an open period that has doubled up to its maximum while it was down.
+     */
+    boolean tryTrialNow() {
+        if (state != BreakerState.OPEN) {
+            return false;
+        }
+        synchronized (this) {
+            if (state != BreakerState.OPEN) {
+                return false;
+            }
+            state = BreakerState.HALF_OPEN;
+        }
+        transitions.changed(BreakerState.OPEN, BreakerState.HALF_OPEN);
+        return true;
+    }
+
     /** The endpoint answered. {@code trial}: this was the request {@link #tryTrial()} let through. */
     void onSuccess(boolean trial) {
         if (!trial && consecutiveFailures == 0) {

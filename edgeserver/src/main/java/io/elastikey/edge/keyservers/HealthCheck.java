@@ -19,11 +19,14 @@ import io.netty.util.concurrent.ScheduledFuture;
  * {@code 503 overloaded} is a failure (see {@link Endpoint#record}). It costs the server a lookup, no crypto.
  *
  * <p>The rule with the breaker: a closed endpoint is probed every interval and the result counts like any request's.
- * An open endpoint is not probed until its open duration has passed; then the probe takes the half-open trial, unless
- * a user request took it first (then the probe waits for the next round). The wait after a probe is the interval, or
- * less when the breaker's open duration ends sooner, so a returning server is found within one open duration. A
- * probe is one request with the attempt timeout, so it holds the trial for at most that long; meanwhile user requests
- * go to closed endpoints, or fail at once when there are none.
+ * An open endpoint is probed every interval too, whatever is left of its open duration: the probe takes the
+ * half-open trial ({@link CircuitBreaker#tryTrialNow}) unless a user request took it first (then the probe waits for
+ * the next round). The open duration (which doubles while trials fail, up to its maximum) only keeps user requests
+ * away. So a returning server is found within one interval: before, a key server down for a while was probed only
+ * when its grown open duration ended, up to 30 s after it was back, and a failure of the other key server meanwhile
+ * failed handshakes although one was ready (found by the chaos run, perf/bin/chaos). A probe is one request with the
+ * attempt timeout, so it holds the trial for at most that long; meanwhile user requests go to closed endpoints, or
+ * fail at once when there are none.
  *
  * <p>Probes run one at a time per endpoint: the next is scheduled when the last has completed, on the same executor.
  * The first runs at once, which also opens the connections before the first handshake needs them.
@@ -68,7 +71,7 @@ final class HealthCheck implements Runnable, BiConsumer<byte[], Throwable> {
         CircuitBreaker breaker = endpoint.breaker;
         if (breaker.isClosed()) {
             trial = false;
-        } else if (breaker.tryTrial()) {
+        } else if (breaker.tryTrialNow()) {
             trial = true;
         } else {
             schedule(delay());
@@ -85,8 +88,7 @@ final class HealthCheck implements Runnable, BiConsumer<byte[], Throwable> {
     }
 
     private long delay() {
-        long untilTrial = endpoint.breaker.nanosUntilTrial();
-        return untilTrial > 0 ? Math.max(MIN_DELAY_NANOS, Math.min(intervalNanos, untilTrial)) : intervalNanos;
+        return Math.max(MIN_DELAY_NANOS, intervalNanos);
     }
 
     private void schedule(long delayNanos) {

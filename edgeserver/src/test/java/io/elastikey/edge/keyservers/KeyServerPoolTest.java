@@ -141,6 +141,24 @@ class KeyServerPoolTest {
     }
 
     @Test
+    void aKeyServerThatComesBackIsFoundByTheNextProbeNotAfterItsGrownOpenDuration() throws Exception {
+        // An open period far longer than the test waits: as after a key server was down long enough for the doubling
+        // to reach the maximum (30 s by default). The chaos run saw the edge fail handshakes for lack of a key server
+        // while a restarted one had been ready for seconds.
+        KeyServerPool pool = pool(fast().openDuration(Duration.ofMinutes(1)).maxOpenDuration(Duration.ofMinutes(1))
+                .build(), keyServers.endpoint(0), keyServers.endpoint(1));
+        keyServers.stop(1);
+        eventually("the stopped key server's breaker opens",
+                () -> listener.transitions(keyServers.endpoint(1)).contains("CLOSED->OPEN"));
+
+        keyServers.start(1);
+
+        eventually("the next health check closes the breaker", () -> state(pool, 1) == CLOSED);
+        keyServers.stop(0);
+        assertVerifies(new byte[] {9}, await(pool.execute(sign(new byte[] {9}))));
+    }
+
+    @Test
     void withEveryKeyServerDownOperationsFailAtOnce() throws Exception {
         KeyServerPool pool = pool(fast().openDuration(Duration.ofMinutes(1)).maxOpenDuration(Duration.ofMinutes(1))
                 .build(), keyServers.endpoint(0), keyServers.endpoint(1));

@@ -32,7 +32,7 @@ import java.util.regex.Pattern;
  * logged since the previous sample. {@link #close()} sends SIGTERM (the server's shutdown hook closes the store) and
  * waits, then kills.
  */
-final class KeyServerProcess implements AutoCloseable {
+public final class KeyServerProcess implements AutoCloseable {
     private static final Pattern GC_PAUSE = Pattern.compile("\\]\\[gc\\s*\\] GC\\(\\d+\\) Pause .* ([0-9.]+)ms\\s*$");
     private static final Duration STOP_WAIT = Duration.ofSeconds(60);
 
@@ -228,8 +228,11 @@ final class KeyServerProcess implements AutoCloseable {
         }
     }
 
-    /** The server's logback configuration: everything to stderr as the launcher's, the audit trail to a file. */
-    private static Path writeLogbackConfig(Path outDir) throws IOException {
+    /**
+     * The server's logback configuration: everything to stderr as the launcher's, the audit trail to a file. Also
+     * what the soak and chaos runs give their key servers ({@code -Dlogback.configurationFile}).
+     */
+    public static Path writeLogbackConfig(Path outDir) throws IOException {
         Path audit = outDir.resolve("audit").toAbsolutePath();
         Files.createDirectories(audit);
         String xml = """

@@ -14,12 +14,12 @@ import java.util.Map;
  * after each run says whether other work was competing. Read from {@code /proc} and {@code git}; anything that cannot
  * be read is "-", never an error (the benchmark also runs where there is no {@code /proc} or no repository).
  */
-final class MachineFacts {
+public final class MachineFacts {
     private MachineFacts() {
     }
 
     /** cores, cpu, memory, java, os, commit, load_average_at_start. */
-    static Map<String, Object> describe() {
+    public static Map<String, Object> describe() {
         Map<String, Object> machine = new LinkedHashMap<>();
         machine.put("cores", Runtime.getRuntime().availableProcessors());
         machine.put("cpu", firstValue(Path.of("/proc/cpuinfo"), "model name"));
@@ -33,7 +33,7 @@ final class MachineFacts {
     }
 
     /** The 1-minute load average, as /proc/loadavg says it, or "-". */
-    static String loadAverage() {
+    public static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
         } catch (IOException | RuntimeException e) {

@@ -89,6 +89,50 @@ class FullDiskTest {
         }
     }
 
+    @Test
+    void writesWorkAgainOnceSpaceIsFreedWhileTheStoreStaysOpen() throws Exception {
+        int acked = 0;
+        try (ElasticStore store = ElasticStore.open(config())) {
+            StoreException failure = null;
+            for (int i = 0; i < 100_000 && failure == null; i++) {
+                try {
+                    store.put(key(i), value(i));
+                    acked++;
+                } catch (StoreException e) {
+                    failure = e;
+                }
+            }
+            assertThat(failure).isNotNull();
+            // A value that cannot fit in the active segment: each try rolls over to a new segment file, which the
+            // full disk refuses (the file can be created, its header cannot be written).
+            byte[] big = new byte[60 << 10];
+            for (int attempt = 0; attempt < 3; attempt++) {
+                try {
+                    store.put(key(-1), big);
+                } catch (StoreException e) {
+                    assertThat(e.getMessage()).contains("No space left on device");
+                }
+            }
+
+            // Space comes back (an operator deletes something); the running store takes writes again.
+            assertThat(run("mount", "-o", "remount,size=16m", mountPoint.toString())).isZero();
+            store.put(key(-1), big);
+            for (int i = acked; i < acked + 100; i++) { // about five more segments
+                store.put(key(i), value(i));
+            }
+            assertThat(store.get(key(-1))).isEqualTo(big);
+            for (int i = 0; i < acked + 100; i++) {
+                assertThat(store.get(key(i))).as("key %d", i).isEqualTo(value(i));
+            }
+        }
+        try (ElasticStore store = ElasticStore.open(config())) {
+            assertThat(store.size()).isEqualTo(acked + 101L);
+            for (int i = 0; i < acked + 100; i++) {
+                assertThat(store.get(key(i))).as("key %d after reopening", i).isEqualTo(value(i));
+            }
+        }
+    }
+
     private static int run(String... command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         p.getInputStream().readAllBytes();

@@ -220,17 +220,32 @@ public final class Log implements AutoCloseable {
         active = createSegment(active.id() + 1);
     }
 
+    /**
+     * Creates segment {@code id} with its header. When that fails (a full disk can create the file but not write
+     * its header) the file is removed again: left behind, it would make every later roll-over fail on
+     * {@code CREATE_NEW}, so the log would refuse writes for good even once space was freed.
+     */
     private Segment createSegment(int id) throws IOException {
         Path path = dir.resolve(RecordFormat.segmentFileName(id));
         FileChannel ch = SegmentChannels.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
-        ByteBuffer header = ByteBuffer.allocate(RecordFormat.SEGMENT_HEADER_SIZE);
-        RecordFormat.encodeSegmentHeader(header, id);
-        header.flip();
-        writeFully(ch, header, 0);
-        if (policy != FsyncPolicy.NEVER) {
-            ch.force(true);
-            DirectorySync.sync(dir);
+        try {
+            ByteBuffer header = ByteBuffer.allocate(RecordFormat.SEGMENT_HEADER_SIZE);
+            RecordFormat.encodeSegmentHeader(header, id);
+            header.flip();
+            writeFully(ch, header, 0);
+            if (policy != FsyncPolicy.NEVER) {
+                ch.force(true);
+                DirectorySync.sync(dir);
+            }
+        } catch (IOException | RuntimeException e) {
+            try {
+                ch.close();
+                Files.deleteIfExists(path);
+            } catch (IOException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
         }
         Segment seg = new Segment(id, path, ch, RecordFormat.SEGMENT_HEADER_SIZE);
         Segment[] s = segments;
