@@ -71,7 +71,13 @@ final class GiveBackCoordinator {
     /** Adds a watch connection of {@code client}; it is forgotten when it closes. */
     void watch(String client, Channel ch) {
         watchers.computeIfAbsent(client, k -> new LinkedHashSet<>()).add(ch);
-        ch.closeFuture().addListener(f -> executor.execute(() -> unwatch(client, ch)));
+        ch.closeFuture().addListener(f -> {
+            try {
+                executor.execute(() -> unwatch(client, ch));
+            } catch (java.util.concurrent.RejectedExecutionException agentClosing) {
+                // the agent is stopping: nothing to forget
+            }
+        });
         Pending p = pending.get(client);
         if (p != null) { // a client that comes back while asked hears it again, with the time it has left
             long left = Math.max(0, timeoutMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - p.sentNanos()));
