@@ -46,7 +46,9 @@ class GroupCommitCrashTest {
                     if (f[0].equals("ACK")) {
                         acked.merge(Integer.parseInt(f[1]), Long.parseLong(f[2]), Math::max);
                         if (++acks == stopAt) {
-                            child.destroyForcibly(); // SIGKILL, in the middle of puts and fsyncs
+                            // SIGKILL in the middle of puts and fsyncs; through the handle, which (unlike
+                            // Process.destroyForcibly) leaves the pipe open for the lines already written
+                            child.toHandle().destroyForcibly();
                         }
                     } else if (f[0].equals("FSYNCS")) {
                         fsyncs = Long.parseLong(f[1]);

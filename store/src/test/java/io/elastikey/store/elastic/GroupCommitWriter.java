@@ -12,10 +12,11 @@ import java.nio.file.Path;
  * Arguments: {@code directory threads}. Opens the store (GROUP fsync, the default), prints {@code READY}, then
  * each of {@code threads} threads puts keys {@code t-0, t-1, ...} with {@link #value} and prints
  * {@code ACK t i} after each put returns, one {@code write(2)} per line, so a line written is in the pipe even
- * if the process dies right after. Every few hundred acknowledgements it also prints {@code FSYNCS n}, the log's
+ * if the process dies right after. Every 250 acknowledgements it also prints {@code FSYNCS n}, the log's
  * fsync count, so the test can show that the writers shared fsyncs.
  */
 final class GroupCommitWriter {
+    private static final java.util.concurrent.atomic.AtomicLong ACKED = new java.util.concurrent.atomic.AtomicLong();
     private GroupCommitWriter() {
     }
 
@@ -54,7 +55,7 @@ final class GroupCommitWriter {
                     for (long i = 0; ; i++) {
                         store.put(key(id, i), value(id, i));
                         line(out, "ACK " + id + " " + i);
-                        if (id == 0 && i % 200 == 0) {
+                        if (ACKED.incrementAndGet() % 250 == 0) {
                             line(out, "FSYNCS " + store.logFsyncs());
                         }
                     }

@@ -4,12 +4,17 @@ package io.elastikey.store.governor;
 import io.elastikey.scaleup.ScaleUpResponse;
 import io.elastikey.scaleup.socket.SocketScaleUpClient;
 import io.elastikey.store.elastic.ElasticStore;
+import io.elastikey.store.elastic.ElasticStoreConfig;
+import io.elastikey.store.elastic.FsyncPolicy;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
  * {@code GiveBackChild SOCKET DIR KEYS GRANT_MB listen|deaf}: opens a store of {@code KEYS} 4000-byte values with a
@@ -31,7 +36,17 @@ public final class GiveBackChild {
         int keys = Integer.parseInt(args[2]);
         long grantMb = Long.parseLong(args[3]);
         boolean listen = args[4].equals("listen");
-        ElasticStore store = NumberedStore.open(Path.of(args[1]), 4 * MIB, keys, VALUE_SIZE);
+        ElasticStore store = ElasticStore.open(ElasticStoreConfig.builder(Path.of(args[1])).memoryBudgetBytes(4 * MIB)
+                .indexCapacity(keys).fsyncPolicy(FsyncPolicy.NEVER).averageKeySize(9).averageValueSize(VALUE_SIZE)
+                .build());
+        List<Map.Entry<byte[], byte[]>> batch = new ArrayList<>();
+        for (int i = 0; i < keys; i++) { // in batches: the child's heap is small on purpose
+            batch.add(Map.entry(NumberedStore.key(i), NumberedStore.value(i, VALUE_SIZE)));
+            if (batch.size() == 500 || i == keys - 1) {
+                store.putAll(batch);
+                batch.clear();
+            }
+        }
         SocketScaleUpClient client = new SocketScaleUpClient(socket, "store", Duration.ofSeconds(10));
         ScaleUpResponse r = client.rescale(grantMb, "fill the tier");
         System.out.println("granted " + r.grantedMb() + " " + r.message());

@@ -166,7 +166,7 @@ class GiveBackKernelTest {
     private String awaitLine(Predicate<String> wanted, long seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         List<String> seen = new ArrayList<>();
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && (store.isAlive() || !storeLines.isEmpty())) {
             String line = storeLines.poll(100, TimeUnit.MILLISECONDS);
             if (line != null) {
                 if (wanted.test(line)) {
@@ -178,8 +178,8 @@ class GiveBackKernelTest {
                 seen.add(line);
             }
         }
-        throw new AssertionError("the store did not print the line awaited; last lines: " + seen + "; agent log: "
-                + agentLog());
+        throw new AssertionError("the store " + (store.isAlive() ? "did not print the line awaited" : "died")
+                + "; last lines: " + seen + "; agent log: " + agentLog());
     }
 
     private void send(String line) throws IOException {
