@@ -1,4 +1,5 @@
-/* fuzz_answer.c -- libFuzzer target for libscaleup's answer parser (docs/security.md, "Fuzzing").
+/* fuzz_answer.c -- libFuzzer target for libscaleup's two line parsers: answers and give-back requests
+ * (docs/security.md, "Fuzzing"). Every input goes through both: a watch connection carries both kinds.
  *
  * The answer line comes from whatever listens on the agent's socket. Built with clang
  * -fsanitize=fuzzer,address,undefined (make fuzz), so any out-of-bounds access, overflow or undefined
@@ -39,6 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check(memchr(out.client, '\0', sizeof(out.client)) != NULL, "client not NUL-terminated");
         check(memchr(out.message, '\0', sizeof(out.message)) != NULL, "message not NUL-terminated");
         check(out.status == SCALEUP_ERROR || strcmp(out.client, "edge-1") == 0, "an answer for another client");
+    }
+    scaleup_give_back gb;
+    rc = scaleupParseGiveBack(line, len, "edge-1", &gb);
+    check(rc == SCALEUP_OK || rc == SCALEUP_EPROTO, "a give-back result other than OK or EPROTO");
+    if (rc == SCALEUP_OK) {
+        check(gb.memory_mb >= 0 && gb.memory_mb <= SCALEUP_MEMORY_MAX_MB, "a give-back size out of range");
+        check(gb.granted_mb >= 0 && gb.granted_mb <= SCALEUP_MEMORY_MAX_MB, "a grant out of range");
+        check(gb.deadline_ms >= 0, "a negative deadline");
+        check(memchr(gb.reason, '\0', sizeof(gb.reason)) != NULL, "reason not NUL-terminated");
+        check(strcmp(gb.client, "edge-1") == 0, "a give-back request for another client");
     }
     free(line);
     return 0;

@@ -88,6 +88,46 @@ SCALEUP_API int scaleup_status(const char *socket_path, const char *client, int 
 SCALEUP_API int scaleup_release(const char *socket_path, const char *client, int timeout_ms,
                                 scaleup_response *out);
 
+/* An administrator's call: sets the agent's pool to pool_mb (0..2^40). The agent takes it from root
+ * or its own user only (an "error" answer otherwise). In the answer, granted_mb is the pool's new
+ * size. A pool smaller than what is lent makes the agent ask clients to give back. */
+SCALEUP_API int scaleup_pool(const char *socket_path, const char *client, int64_t pool_mb, int timeout_ms,
+                             scaleup_response *out);
+
+/* ---- Listening for the agent's give-back requests ----
+ *
+ * The agent asks a client to bring its grant down (its pool shrank, or another client needs its fair
+ * share) by writing a give_back line on every connection that sent "watch" for the client:
+ *   {"op":"give_back","client":..,"memory_mb":M,"granted_mb":G,"deadline_ms":D,"reason":..}
+ * The client shrinks to M MiB and then acknowledges with scaleup_rescale(..., M, ...); after D ms
+ * without that the agent lowers the grant (and the cgroup limit) to M itself. */
+
+/* One give-back request, field for field; every field is required in the line. */
+typedef struct scaleup_give_back {
+    char client[SCALEUP_CLIENT_MAX + 1];  /* the client asked */
+    int64_t memory_mb;                    /* the total to come down to */
+    int64_t granted_mb;                   /* the grant when the agent asked */
+    int64_t deadline_ms;                  /* time left to acknowledge, from when the agent sent it */
+    char reason[SCALEUP_REASON_MAX + 1];  /* why; may be empty */
+} scaleup_give_back;
+
+/* Opens a watch connection for client: sends "watch" and reads the answer into *out (the grant, as
+ * for status) within timeout_ms. On SCALEUP_OK with out->status != SCALEUP_ERROR, *fd_out is the open
+ * connection, to pass to scaleup_watch_next and to close with scaleup_watch_close; otherwise *fd_out
+ * is -1 and nothing stays open (an "error" answer: e.g. the grant belongs to another user). */
+SCALEUP_API int scaleup_watch_open(const char *socket_path, const char *client, int timeout_ms,
+                                   scaleup_response *out, int *fd_out);
+
+/* Waits up to timeout_ms for the next give-back request on fd, for client. SCALEUP_OK with *out
+ * filled; SCALEUP_ETIMEOUT when none came (the connection stays usable); SCALEUP_EIO when the agent
+ * closed it; SCALEUP_EPROTO for a line that is not a give-back request for client (the connection
+ * stays usable: the next call reads the next line); SCALEUP_ETOOBIG for a line over 4096 bytes. The
+ * connection reads one byte at a time, so nothing past a line is consumed. */
+SCALEUP_API int scaleup_watch_next(int fd, const char *client, int timeout_ms, scaleup_give_back *out);
+
+/* Closes a watch connection from scaleup_watch_open. */
+SCALEUP_API void scaleup_watch_close(int fd);
+
 /* A static English description of a return code ("unknown error" for other values). */
 SCALEUP_API const char *scaleup_strerror(int code);
 

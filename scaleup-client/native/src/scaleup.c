@@ -2,7 +2,9 @@
  *
  * A call is three steps, each in its own place: scaleupBuildRequest writes the JSON line,
  * scaleupExchange (scaleup_io.c) carries it to the agent and brings one line back, and
- * scaleupParseAnswer fills the caller's struct. No state outlives a call. */
+ * scaleupParseAnswer fills the caller's struct. No state outlives a call, except the open
+ * connection of a watch (scaleup_watch_open), which the caller holds and closes; on it,
+ * scaleupParseGiveBack reads the agent's give-back requests. */
 #include "scaleup.h"
 
 #include "scaleup_io.h"
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 /* Request line: op, client (64), memory_mb, reason (256 bytes, 6 per byte escaped), '\n'. */
 #define SCALEUP_REQUEST_MAX 2048
@@ -60,8 +63,9 @@ static const char *resolvePath(const char *path) {
     return len > 0 && len < sizeof(((struct sockaddr_un *)0)->sun_path) ? path : NULL;
 }
 
-/* Writes the request line into buf (SCALEUP_REQUEST_MAX bytes). reason is NULL for status and
- * release, which carry no memory_mb either. Returns the line's length or 0 if it did not fit. */
+/* Writes the request line into buf (SCALEUP_REQUEST_MAX bytes). reason is NULL for status, release,
+ * watch and pool, which carry no reason; memory_mb goes with rescale and pool. Returns the line's
+ * length or 0 if it did not fit. */
 static size_t scaleupBuildRequest(char *buf, const char *op, const char *client, int64_t memory_mb,
                                   const char *reason) {
     jsonWriter w;
@@ -70,9 +74,11 @@ static size_t scaleupBuildRequest(char *buf, const char *op, const char *client,
     jsonWriteString(&w, op);
     jsonWriteRaw(&w, ",\"client\":");
     jsonWriteString(&w, client);
-    if (reason != NULL) {
+    if (reason != NULL || strcmp(op, "pool") == 0) {
         jsonWriteRaw(&w, ",\"memory_mb\":");
         jsonWriteInt(&w, memory_mb);
+    }
+    if (reason != NULL) {
         jsonWriteRaw(&w, ",\"reason\":");
         jsonWriteString(&w, reason);
     }
@@ -140,7 +146,60 @@ static int scaleupParseAnswer(const char *line, size_t len, const char *client, 
     return SCALEUP_OK;
 }
 
-/* The common path of the three calls; reason is NULL for status and release. */
+/* Fields a give-back request must carry, as bits in giveBackState.seen. */
+#define GB_OP 1
+#define GB_CLIENT 2
+#define GB_MEMORY 4
+#define GB_GRANTED 8
+#define GB_DEADLINE 16
+#define GB_REASON 32
+#define GB_REQUIRED 63
+
+typedef struct giveBackState {
+    scaleup_give_back *out;
+    int seen;
+} giveBackState;
+
+/* The op member of a give-back request: the string "give_back" and nothing else. */
+static int parseGiveBackOp(jsonReader *r) {
+    char op[16];
+    return parseText(r, op, sizeof(op)) == JSON_OK && strcmp(op, "give_back") == 0 ? JSON_OK : JSON_ERR;
+}
+
+/* A memory size: a count no larger than the protocol's 2^40 MiB. */
+static int parseMemory(jsonReader *r, int64_t *out) {
+    return parseCount(r, out) == JSON_OK && *out <= SCALEUP_MEMORY_MAX_MB ? JSON_OK : JSON_ERR;
+}
+
+/* jsonMemberFn: one member of a give-back request; a known field twice is an error, as in answers. */
+static int parseGiveBackMember(jsonReader *r, const char *key, void *ctx) {
+    giveBackState *st = ctx;
+    scaleup_give_back *out = st->out;
+    int bit = 0, rc;
+    if (key == NULL) return jsonSkipValue(r);
+    if (strcmp(key, "op") == 0) bit = GB_OP, rc = parseGiveBackOp(r);
+    else if (strcmp(key, "client") == 0) bit = GB_CLIENT, rc = parseText(r, out->client, sizeof(out->client));
+    else if (strcmp(key, "memory_mb") == 0) bit = GB_MEMORY, rc = parseMemory(r, &out->memory_mb);
+    else if (strcmp(key, "granted_mb") == 0) bit = GB_GRANTED, rc = parseMemory(r, &out->granted_mb);
+    else if (strcmp(key, "deadline_ms") == 0) bit = GB_DEADLINE, rc = parseCount(r, &out->deadline_ms);
+    else if (strcmp(key, "reason") == 0) bit = GB_REASON, rc = parseText(r, out->reason, sizeof(out->reason));
+    else return jsonSkipValue(r);
+    if (st->seen & bit) return JSON_ERR;
+    st->seen |= bit;
+    return rc;
+}
+
+/* Fills *out from one give-back line for client: every field required, the client must be the
+ * caller's. Returns SCALEUP_OK or SCALEUP_EPROTO. */
+static int scaleupParseGiveBack(const char *line, size_t len, const char *client, scaleup_give_back *out) {
+    giveBackState st = {out, 0};
+    jsonReader r = {line, line + len};
+    memset(out, 0, sizeof(*out));
+    if (jsonReadObject(&r, parseGiveBackMember, &st) != JSON_OK || st.seen != GB_REQUIRED) return SCALEUP_EPROTO;
+    return strcmp(out->client, client) == 0 ? SCALEUP_OK : SCALEUP_EPROTO;
+}
+
+/* The common path of the calls; reason is NULL for status, release and pool. */
 static int scaleupCall(const char *socket_path, const char *op, const char *client, int64_t memory_mb,
                        const char *reason, int timeout_ms, scaleup_response *out) {
     char req[SCALEUP_REQUEST_MAX], line[SCALEUP_ANSWER_MAX + 1];
@@ -159,6 +218,47 @@ int scaleup_rescale(const char *socket_path, const char *client, int64_t memory_
     if (memory_mb < 0 || memory_mb > SCALEUP_MEMORY_MAX_MB || strlen(reason) > SCALEUP_REASON_MAX)
         return SCALEUP_EINVAL;
     return scaleupCall(socket_path, "rescale", client, memory_mb, reason, timeout_ms, out);
+}
+
+int scaleup_pool(const char *socket_path, const char *client, int64_t pool_mb, int timeout_ms,
+                 scaleup_response *out) {
+    if (pool_mb < 0 || pool_mb > SCALEUP_MEMORY_MAX_MB) return SCALEUP_EINVAL;
+    return scaleupCall(socket_path, "pool", client, pool_mb, NULL, timeout_ms, out);
+}
+
+int scaleup_watch_open(const char *socket_path, const char *client, int timeout_ms, scaleup_response *out,
+                       int *fd_out) {
+    char req[SCALEUP_REQUEST_MAX], line[SCALEUP_ANSWER_MAX + 1];
+    const char *path = resolvePath(socket_path);
+    if (fd_out == NULL) return SCALEUP_EINVAL;
+    *fd_out = -1;
+    if (path == NULL || !validClient(client) || timeout_ms <= 0 || out == NULL) return SCALEUP_EINVAL;
+    size_t reqlen = scaleupBuildRequest(req, "watch", client, 0, NULL);
+    if (reqlen == 0) return SCALEUP_EINVAL;
+    int fd;
+    int rc = scaleupConnectAndSend(path, req, reqlen, timeout_ms, &fd);
+    if (rc != SCALEUP_OK) return rc;
+    size_t linelen = 0;
+    rc = scaleupReadLineExact(fd, timeout_ms, line, &linelen);
+    if (rc == SCALEUP_OK) rc = scaleupParseAnswer(line, linelen, client, out);
+    if (rc == SCALEUP_OK && out->status != SCALEUP_ERROR) {
+        *fd_out = fd;
+    } else {
+        close(fd);
+    }
+    return rc;
+}
+
+int scaleup_watch_next(int fd, const char *client, int timeout_ms, scaleup_give_back *out) {
+    char line[SCALEUP_ANSWER_MAX + 1];
+    if (fd < 0 || !validClient(client) || timeout_ms <= 0 || out == NULL) return SCALEUP_EINVAL;
+    size_t linelen = 0;
+    int rc = scaleupReadLineExact(fd, timeout_ms, line, &linelen);
+    return rc == SCALEUP_OK ? scaleupParseGiveBack(line, linelen, client, out) : rc;
+}
+
+void scaleup_watch_close(int fd) {
+    if (fd >= 0) close(fd);
 }
 
 int scaleup_status(const char *socket_path, const char *client, int timeout_ms, scaleup_response *out) {

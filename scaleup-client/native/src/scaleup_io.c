@@ -118,3 +118,40 @@ int scaleupExchange(const char *path, const char *req, size_t reqlen, int timeou
     close(fd);
     return rc;
 }
+
+int scaleupConnectAndSend(const char *path, const char *req, size_t reqlen, int timeout_ms, int *fd) {
+    int64_t deadline = nowMs() + timeout_ms;
+    *fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (*fd < 0) return SCALEUP_EIO;
+    int rc = connectUnix(*fd, path, deadline);
+    if (rc == SCALEUP_OK) rc = writeAll(*fd, req, reqlen, deadline);
+    if (rc != SCALEUP_OK) {
+        close(*fd);
+        *fd = -1;
+    }
+    return rc;
+}
+
+int scaleupReadLineExact(int fd, int timeout_ms, char *line, size_t *linelen) {
+    int64_t deadline = nowMs() + timeout_ms;
+    size_t len = 0;
+    while (len <= SCALEUP_ANSWER_MAX) {
+        ssize_t n = recv(fd, line + len, 1, 0);
+        if (n == 1) {
+            if (line[len] == '\n') {
+                line[len] = '\0';
+                *linelen = len;
+                return SCALEUP_OK;
+            }
+            len++;
+        } else if (n == 0) {
+            return SCALEUP_EIO;
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            int rc = waitFd(fd, POLLIN, deadline);
+            if (rc != SCALEUP_OK) return rc;
+        } else if (errno != EINTR) {
+            return SCALEUP_EIO;
+        }
+    }
+    return SCALEUP_ETOOBIG;
+}

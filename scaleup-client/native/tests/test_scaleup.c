@@ -321,6 +321,100 @@ static void concurrentCallersEachGetTheirAnswer(void) {
     fakeAgentStop(&a);
 }
 
+#define WATCH_ANSWER "{\"status\":\"granted\",\"client\":\"store-1\",\"granted_mb\":800,\"pool_free_mb\":0," \
+                     "\"elapsed_us\":5,\"message\":\"watching\"}\n"
+
+static void watchReadsTheAnswerThenEachGiveBackRequest(void) {
+    fakeAgent a;
+    scaleup_response r;
+    scaleup_give_back g;
+    char req[8192];
+    int fd;
+    startAnswering(&a, WATCH_ANSWER
+                   "{\"op\":\"give_back\",\"client\":\"store-1\",\"memory_mb\":512,\"granted_mb\":800,"
+                   "\"deadline_ms\":10000,\"reason\":\"the pool shrank \\u00e9\"}\n"
+                   "{\"deadline_ms\":0,\"reason\":\"\",\"extra\":[1,{}],\"granted_mb\":512,\"memory_mb\":0,"
+                   "\"client\":\"store-1\",\"op\":\"give_back\"}\n");
+    CHECK_EQ_INT(SCALEUP_OK, scaleup_watch_open(a.path, "store-1", TIMEOUT_MS, &r, &fd));
+    CHECK(fd >= 0);
+    fakeAgentLastRequest(&a, req, sizeof(req));
+    CHECK_EQ_STR("{\"op\":\"watch\",\"client\":\"store-1\"}\n", req);
+    CHECK_EQ_INT(SCALEUP_GRANTED, r.status);
+    CHECK_EQ_INT(800, r.granted_mb);
+    CHECK_EQ_INT(SCALEUP_OK, scaleup_watch_next(fd, "store-1", TIMEOUT_MS, &g));
+    CHECK_EQ_STR("store-1", g.client);
+    CHECK_EQ_INT(512, g.memory_mb);
+    CHECK_EQ_INT(800, g.granted_mb);
+    CHECK_EQ_INT(10000, g.deadline_ms);
+    CHECK_EQ_STR("the pool shrank \xc3\xa9", g.reason);
+    CHECK_EQ_INT(SCALEUP_OK, scaleup_watch_next(fd, "store-1", TIMEOUT_MS, &g));
+    CHECK_EQ_INT(0, g.memory_mb);
+    CHECK_EQ_INT(0, g.deadline_ms);
+    CHECK_EQ_INT(SCALEUP_EIO, scaleup_watch_next(fd, "store-1", TIMEOUT_MS, &g)); /* the agent closed */
+    scaleup_watch_close(fd);
+    fakeAgentStop(&a);
+}
+
+static void aBadGiveBackLineIsEPROTOAndTheNextOneStillReads(void) {
+    fakeAgent a;
+    scaleup_response r;
+    scaleup_give_back g;
+    int fd;
+    static const char *const bad[] = {
+        "{\"op\":\"give_back\",\"client\":\"store-1\",\"memory_mb\":1,\"granted_mb\":2,\"reason\":\"\"}",
+        "{\"op\":\"take\",\"client\":\"store-1\",\"memory_mb\":1,\"granted_mb\":2,\"deadline_ms\":1,\"reason\":\"\"}",
+        "{\"op\":\"give_back\",\"client\":\"other\",\"memory_mb\":1,\"granted_mb\":2,\"deadline_ms\":1,\"reason\":\"\"}",
+        "{\"op\":\"give_back\",\"client\":\"store-1\",\"memory_mb\":1,\"memory_mb\":1,\"granted_mb\":2,"
+        "\"deadline_ms\":1,\"reason\":\"\"}",
+        "{\"op\":\"give_back\",\"client\":\"store-1\",\"memory_mb\":-1,\"granted_mb\":2,\"deadline_ms\":1,\"reason\":\"\"}",
+        "{\"op\":\"give_back\",\"client\":\"store-1\",\"memory_mb\":1099511627777,\"granted_mb\":2,\"deadline_ms\":1,"
+        "\"reason\":\"\"}",
+        "{\"status\":\"granted\",\"client\":\"store-1\",\"granted_mb\":1,\"pool_free_mb\":0,\"elapsed_us\":0,\"message\":\"\"}",
+    };
+    char script[4096] = WATCH_ANSWER;
+    size_t n = sizeof(bad) / sizeof(bad[0]);
+    for (size_t i = 0; i < n; i++) {
+        strcat(script, bad[i]);
+        strcat(script, "\n");
+    }
+    strcat(script, "{\"op\":\"give_back\",\"client\":\"store-1\",\"memory_mb\":7,\"granted_mb\":9,\"deadline_ms\":3,"
+                   "\"reason\":\"ok\"}\n");
+    startAnswering(&a, script);
+    CHECK_EQ_INT(SCALEUP_OK, scaleup_watch_open(a.path, "store-1", TIMEOUT_MS, &r, &fd));
+    for (size_t i = 0; i < n; i++) CHECK_EQ_INT(SCALEUP_EPROTO, scaleup_watch_next(fd, "store-1", TIMEOUT_MS, &g));
+    CHECK_EQ_INT(SCALEUP_OK, scaleup_watch_next(fd, "store-1", TIMEOUT_MS, &g));
+    CHECK_EQ_INT(7, g.memory_mb);
+    CHECK_EQ_STR("ok", g.reason);
+    scaleup_watch_close(fd);
+    fakeAgentStop(&a);
+}
+
+static void aRefusedWatchLeavesNothingOpen(void) {
+    fakeAgent a;
+    scaleup_response r;
+    int fd = 42;
+    startAnswering(&a, "{\"status\":\"error\",\"client\":\"store-1\",\"granted_mb\":64,\"pool_free_mb\":0,"
+                       "\"elapsed_us\":1,\"message\":\"watch of client store-1 refused\"}\n");
+    CHECK_EQ_INT(SCALEUP_OK, scaleup_watch_open(a.path, "store-1", TIMEOUT_MS, &r, &fd));
+    CHECK_EQ_INT(SCALEUP_ERROR, r.status);
+    CHECK_EQ_INT(-1, fd);
+    CHECK_EQ_INT(SCALEUP_EINVAL, scaleup_watch_next(-1, "store-1", TIMEOUT_MS, NULL));
+    CHECK_EQ_INT(SCALEUP_EINVAL, scaleup_watch_open(a.path, "bad name", TIMEOUT_MS, &r, &fd));
+    fakeAgentStop(&a);
+}
+
+static void poolSendsItsRequest(void) {
+    fakeAgent a;
+    scaleup_response r;
+    char req[8192];
+    CHECK(fakeAgentStart(&a, FAKE_ECHO) == 0);
+    CHECK_EQ_INT(SCALEUP_OK, scaleup_pool(a.path, "admin", 2048, TIMEOUT_MS, &r));
+    fakeAgentLastRequest(&a, req, sizeof(req));
+    CHECK_EQ_STR("{\"op\":\"pool\",\"client\":\"admin\",\"memory_mb\":2048}\n", req);
+    CHECK_EQ_INT(SCALEUP_EINVAL, scaleup_pool(a.path, "admin", -1, TIMEOUT_MS, &r));
+    fakeAgentStop(&a);
+}
+
 static void strerrorNamesEveryCode(void) {
     for (int code = SCALEUP_EIO; code <= SCALEUP_OK; code++) CHECK(strcmp(scaleup_strerror(code), "unknown error") != 0);
     CHECK_EQ_STR("unknown error", scaleup_strerror(-99));
@@ -342,6 +436,10 @@ int main(void) {
     RUN(maximalRequestIsSentWhole);
     RUN(environmentNamesTheSocket);
     RUN(concurrentCallersEachGetTheirAnswer);
+    RUN(watchReadsTheAnswerThenEachGiveBackRequest);
+    RUN(aBadGiveBackLineIsEPROTOAndTheNextOneStillReads);
+    RUN(aRefusedWatchLeavesNothingOpen);
+    RUN(poolSendsItsRequest);
     RUN(strerrorNamesEveryCode);
     return TEST_SUMMARY("test_scaleup");
 }

@@ -46,6 +46,7 @@ public final class Main implements Runnable {
         cl.addSubcommand("edge-local-keys", new LocalKeyEdgeCommand());
         cl.addSubcommand("loadgen", new CommandLine(new LoadgenCommand())
                 .addSubcommand("store", new OpenLoopGet())
+                .addSubcommand("resp", new io.elastikey.perf.resp.RespOpenLoopGet())
                 .addSubcommand("governor", new GovernorTimeline())
                 .addSubcommand("ski", new SkiLoadGenerator())
                 .addSubcommand("keyless", new SkiLoadGenerator(SkiLoadGenerator.Protocol.KEYLESS))

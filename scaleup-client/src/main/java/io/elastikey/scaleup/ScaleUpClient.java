@@ -29,6 +29,14 @@ public interface ScaleUpClient extends AutoCloseable {
     /** Gives the client's whole grant back to the pool. */
     ScaleUpResponse release() throws ScaleUpException;
 
+    /**
+     * The agent's socket, where a {@code GiveBackWatch} listens for the agent's give-back requests to this client;
+     * {@code null} when the implementation talks to no socket (a test's stand-in), so nothing listens.
+     */
+    default java.nio.file.Path socketPath() {
+        return null;
+    }
+
     /** Releases local resources (not the grant). Idempotent. */
     @Override
     void close();

@@ -53,6 +53,23 @@ public final class TimelineChart {
     private TimelineChart() {
     }
 
+    /**
+     * For scripts: {@code TimelineChart CSV TITLE PNG [COLUMN=log|fit ...]} renders one CSV (perf/bin/past-ram
+     * draws its runs with it).
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length < 3) {
+            System.err.println("usage: TimelineChart CSV TITLE PNG [COLUMN=log|fit ...]");
+            System.exit(2);
+        }
+        Map<String, Scale> scales = new java.util.HashMap<>();
+        for (int i = 3; i < args.length; i++) {
+            String[] kv = args[i].split("=", 2);
+            scales.put(kv[0], kv[1].equalsIgnoreCase("log") ? Scale.LOG : Scale.FIT);
+        }
+        render(Path.of(args[0]), args[1].replace("\\n", "\n"), Path.of(args[2]), scales);
+    }
+
     /** Reads {@code csv} and writes the chart titled {@code title} to {@code png}, every panel from zero. */
     public static void render(Path csv, String title, Path png) throws IOException {
         render(csv, title, png, Map.of());

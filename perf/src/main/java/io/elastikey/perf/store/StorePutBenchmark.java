@@ -33,9 +33,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Measures {@link ElasticStore#put} throughput, in puts per second, of 4 KB values under each
- * {@link FsyncPolicy}, from one and from two threads, into a fresh store in a temporary directory
+ * {@link FsyncPolicy}, from one, two and sixteen threads, into a fresh store in a temporary directory
  * per trial (deleted after). A put returns once as durable as the policy promises, so ALWAYS and
- * GROUP (2 ms group commit) measure the disk's fsync rate and how well writers share it, NEVER the
+ * GROUP (group commit) measure the disk's fsync rate and how well writers share it, NEVER the
  * append path and the page cache.
  *
  * <p>Keys are uniformly random over {@code keys} (default 100,000, 400 MB live), so after the first
@@ -111,6 +111,13 @@ public class StorePutBenchmark {
     @Benchmark
     @Threads(2)
     public void putTwoThreads(Writer w) {
+        store.put(w.nextKey(keys), value);
+    }
+
+    /** Many writers, as many connections of a RESP server: with group commit they share each fsync. */
+    @Benchmark
+    @Threads(16)
+    public void putSixteenThreads(Writer w) {
         store.put(w.nextKey(keys), value);
     }
 }

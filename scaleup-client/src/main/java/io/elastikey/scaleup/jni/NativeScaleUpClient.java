@@ -67,6 +67,12 @@ public final class NativeScaleUpClient implements ScaleUpClient {
         return bytes;
     }
 
+    /** The socket libscaleup connects to: the one given, else {@code $SCALEUP_SOCKET}, else the default. */
+    @Override
+    public Path socketPath() {
+        return socketPath != null ? socketPath : io.elastikey.scaleup.socket.SocketScaleUpClient.defaultSocketPath();
+    }
+
     @Override
     public String clientName() {
         return clientName;

@@ -7,13 +7,15 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+import io.elastikey.scaleup.GiveBackRequest;
 import io.elastikey.scaleup.ScaleUpResponse;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * Encodes and decodes the lines of PROTOCOLS.md section 3, strictly: the root must be one JSON object and nothing
+ * Encodes and decodes the lines of PROTOCOLS.md section 3 (requests, answers, and the agent's give-back requests
+ * on a watch connection), strictly: the root must be one JSON object and nothing
  * after it, a field may appear once, required fields must be there with their JSON type, integers must fit their
  * range; unknown fields are skipped. Decoding works on the line without its {@code '\n'}; encoding returns the line
  * with it. Streaming jackson-core, so a hostile line costs at most its 4096 bytes.
@@ -36,8 +38,10 @@ public final class ScaleUpJson {
             g.writeStartObject();
             g.writeStringField("op", request.op().wireName());
             g.writeStringField("client", request.client());
-            if (request.op() == ScaleUpRequest.Op.RESCALE) {
+            if (request.op().carriesMemory()) {
                 g.writeNumberField("memory_mb", request.memoryMb());
+            }
+            if (request.op() == ScaleUpRequest.Op.RESCALE) {
                 g.writeStringField("reason", request.reason());
             }
             g.writeEndObject();
@@ -113,13 +117,13 @@ public final class ScaleUpJson {
         }
         ScaleUpRequest.Op kind = ScaleUpRequest.Op.fromWire(require(op, "op"));
         if (kind == null) {
-            throw new MalformedMessageException("unknown op (rescale, status or release)");
+            throw new MalformedMessageException("unknown op (rescale, status, release, watch or pool)");
         }
         String problem = ProtocolLimits.clientNameProblem(require(client, "client"));
         if (problem != null) {
             throw new MalformedMessageException(problem);
         }
-        if (kind != ScaleUpRequest.Op.RESCALE) {
+        if (!kind.carriesMemory()) {
             return new ScaleUpRequest(kind, client, 0, "");
         }
         long mb = require(memoryMb, "memory_mb");
@@ -130,7 +134,77 @@ public final class ScaleUpJson {
         if (problem != null) {
             throw new MalformedMessageException(problem);
         }
-        return ScaleUpRequest.rescale(client, mb, reason);
+        return kind == ScaleUpRequest.Op.POOL ? ScaleUpRequest.pool(client, mb) : ScaleUpRequest.rescale(client, mb, reason);
+    }
+
+    /**
+     * A give-back request as the agent writes it on a watch connection, {@code '\n'} included:
+     * {@code {"op":"give_back","client":..,"memory_mb":..,"granted_mb":..,"deadline_ms":..,"reason":..}}. A long
+     * reason is cut to the protocol's 256 bytes.
+     */
+    public static byte[] encodeGiveBack(GiveBackRequest r) {
+        ByteArrayBuilder out = new ByteArrayBuilder(192);
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("op", GiveBackRequest.OP);
+            g.writeStringField("client", r.client());
+            g.writeNumberField("memory_mb", r.memoryMb());
+            g.writeNumberField("granted_mb", r.grantedMb());
+            g.writeNumberField("deadline_ms", r.deadlineMs());
+            g.writeStringField("reason", r.reason());
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        out.append('\n');
+        return out.toByteArray();
+    }
+
+    /** The give-back request in {@code line[off, off+len)}, without its {@code '\n'}; every field is required. */
+    public static GiveBackRequest decodeGiveBack(byte[] line, int off, int len) throws MalformedMessageException {
+        String op = null;
+        String client = null;
+        Long memory = null;
+        Long granted = null;
+        Long deadline = null;
+        String reason = null;
+        try (JsonParser p = open(line, off, len)) {
+            for (String field = p.nextFieldName(); field != null; field = p.nextFieldName()) {
+                p.nextToken();
+                switch (field) {
+                    case "op" -> op = text(p, field);
+                    case "client" -> client = text(p, field);
+                    case "memory_mb" -> memory = integer(p, field);
+                    case "granted_mb" -> granted = integer(p, field);
+                    case "deadline_ms" -> deadline = integer(p, field);
+                    case "reason" -> reason = text(p, field);
+                    default -> p.skipChildren();
+                }
+            }
+            end(p);
+        } catch (IOException e) {
+            throw notJson(e);
+        }
+        if (!GiveBackRequest.OP.equals(require(op, "op"))) {
+            throw new MalformedMessageException("not a give_back request");
+        }
+        String problem = ProtocolLimits.clientNameProblem(require(client, "client"));
+        long mb = nonNegative(require(memory, "memory_mb"), "memory_mb");
+        long held = nonNegative(require(granted, "granted_mb"), "granted_mb");
+        long ms = nonNegative(require(deadline, "deadline_ms"), "deadline_ms");
+        if (problem == null) {
+            problem = ProtocolLimits.memoryProblem(mb);
+        }
+        if (problem == null) {
+            problem = ProtocolLimits.memoryProblem(held);
+        }
+        if (problem == null) {
+            problem = ProtocolLimits.reasonProblem(require(reason, "reason"));
+        }
+        if (problem != null) {
+            throw new MalformedMessageException(problem);
+        }
+        return new GiveBackRequest(client, mb, held, ms, reason);
     }
 
     /** The answer in {@code line[off, off+len)}, without its {@code '\n'}; all six fields are required. */

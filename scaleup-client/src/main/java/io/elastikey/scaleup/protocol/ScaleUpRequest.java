@@ -5,16 +5,26 @@ import java.util.Objects;
 
 /**
  * A request as it travels: {@code {"op":"rescale","client":..,"memory_mb":..,"reason":..}}, or {@code status} /
- * {@code release} with only the client. The factories check the limits, so an instance is always sendable.
+ * {@code release} / {@code watch} with only the client, or {@code {"op":"pool","client":..,"memory_mb":..}} (an
+ * administrator resizing the agent's pool). The factories check the limits, so an instance is always sendable.
  *
- * @param memoryMb the total asked for ({@code rescale} only; 0 otherwise)
+ * @param memoryMb the total asked for ({@code rescale}), the pool's new size ({@code pool}); 0 otherwise
  * @param reason free text for the agent's log ({@code rescale} only; empty otherwise)
  */
 public record ScaleUpRequest(Op op, String client, long memoryMb, String reason) {
 
     /** The {@code op} values. */
     public enum Op {
-        RESCALE, STATUS, RELEASE;
+        RESCALE, STATUS, RELEASE,
+        /** Keep the connection open: the agent writes {@code give_back} requests for the client on it. */
+        WATCH,
+        /** Set the agent's pool to {@code memory_mb} (root or the agent's own user only). */
+        POOL;
+
+        /** Whether the op carries {@code memory_mb}. */
+        public boolean carriesMemory() {
+            return this == RESCALE || this == POOL;
+        }
 
         public String wireName() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -56,5 +66,14 @@ public record ScaleUpRequest(Op op, String client, long memoryMb, String reason)
 
     public static ScaleUpRequest release(String client) {
         return new ScaleUpRequest(Op.RELEASE, client, 0, "");
+    }
+
+    public static ScaleUpRequest watch(String client) {
+        return new ScaleUpRequest(Op.WATCH, client, 0, "");
+    }
+
+    /** @param client who asks, for the agent's log (the agent checks the caller's uid, not this name) */
+    public static ScaleUpRequest pool(String client, long poolMb) {
+        return new ScaleUpRequest(Op.POOL, client, poolMb, "");
     }
 }

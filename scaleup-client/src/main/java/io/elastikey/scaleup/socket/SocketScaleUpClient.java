@@ -84,6 +84,7 @@ public final class SocketScaleUpClient implements ScaleUpClient {
     }
 
     /** The socket this client connects to. */
+    @Override
     public Path socketPath() {
         return socketPath;
     }
@@ -113,6 +114,18 @@ public final class SocketScaleUpClient implements ScaleUpClient {
     @Override
     public ScaleUpResponse release() throws ScaleUpException {
         return call(ScaleUpRequest.release(clientName));
+    }
+
+    /**
+     * Sets the agent's pool to {@code poolMb} (an administrator's call: the agent takes it from root or its own
+     * user only). A pool smaller than what is lent makes the agent ask clients to give back; see docs/scaleup.md.
+     */
+    public ScaleUpResponse pool(long poolMb) throws ScaleUpException {
+        String problem = ProtocolLimits.memoryProblem(poolMb);
+        if (problem != null) {
+            throw new ScaleUpException(Reason.INVALID_ARGUMENT, problem);
+        }
+        return call(ScaleUpRequest.pool(clientName, poolMb));
     }
 
     @Override

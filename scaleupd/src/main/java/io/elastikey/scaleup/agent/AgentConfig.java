@@ -30,17 +30,20 @@ import java.util.Objects;
  * @param maxConnections connections open at once; one more is closed at accept
  * @param idleTimeout a connection with no request for this long is closed
  * @param maxInFlight requests one connection may have waiting for an answer; more get an error answer
+ * @param giveBackTimeout how long a client asked to give memory back has before the agent lowers its grant itself
  */
 public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits> clients, boolean knownClientsOnly,
                           ActuatorKind actuator, long cgroupBaseMb, Path cgroupRoot, Path procRoot, Path cgroupParent,
                           Path ledgerFile,
-                          Ledger.Sync ledgerSync, Duration hotplugDelay, int maxConnections, Duration idleTimeout, int maxInFlight) {
+                          Ledger.Sync ledgerSync, Duration hotplugDelay, int maxConnections, Duration idleTimeout, int maxInFlight,
+                          Duration giveBackTimeout) {
 
     /** The actuators {@code --actuator} names. */
     public enum ActuatorKind { LEDGER, CGROUP }
 
     public static final long DEFAULT_POOL_MB = 4096;
     public static final long DEFAULT_CGROUP_BASE_MB = 512;
+    public static final Duration DEFAULT_GIVE_BACK_TIMEOUT = Duration.ofSeconds(10);
     public static final Path DEFAULT_LEDGER = Path.of("elastikey-data", "scaleupd", "ledger.json");
 
     public AgentConfig {
@@ -76,6 +79,7 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
         private Duration hotplugDelay = Duration.ZERO;
         private int maxConnections = 1024;
         private Duration idleTimeout = Duration.ofSeconds(60);
+        private Duration giveBackTimeout = DEFAULT_GIVE_BACK_TIMEOUT;
         private int maxInFlight = 16;
 
         public Builder socketPath(Path p) {
@@ -153,6 +157,11 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
             return this;
         }
 
+        public Builder giveBackTimeout(Duration d) {
+            giveBackTimeout = d;
+            return this;
+        }
+
         public Builder maxInFlight(int n) {
             maxInFlight = n;
             return this;
@@ -178,10 +187,11 @@ public record AgentConfig(Path socketPath, long poolMb, Map<String, ClientLimits
             check(maxConnections > 0, "max connections must be > 0");
             check(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idle timeout must be > 0");
             check(maxInFlight > 0, "max in-flight requests must be > 0");
+            check(!giveBackTimeout.isNegative() && !giveBackTimeout.isZero(), "give-back timeout must be > 0");
             return new AgentConfig(socketPath.toAbsolutePath(), poolMb, clients, knownClientsOnly, actuator,
                     cgroupBaseMb, cgroupRoot, procRoot,
                     cgroupParent == null ? null : cgroupParent.toAbsolutePath(), ledgerFile.toAbsolutePath(), ledgerSync, hotplugDelay, maxConnections,
-                    idleTimeout, maxInFlight);
+                    idleTimeout, maxInFlight, giveBackTimeout);
         }
 
         private static void check(boolean ok, String message) {

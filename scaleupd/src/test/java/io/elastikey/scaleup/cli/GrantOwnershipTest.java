@@ -126,6 +126,45 @@ class GrantOwnershipTest {
         assertThat(scaleup(ALICE, "rescale", "keyserver", "10").exit).isZero();
     }
 
+    @Test
+    void giveBackFollowsTheOwnerWatchAndPoolAreNotForOthers() throws Exception {
+        assertThat(scaleup(ALICE, "rescale", "keyserver", "64").exit).isZero();
+
+        Run spy = scaleup(MALLORY, "watch", "keyserver", "--count", "1", "--timeout", "2000");
+        assertThat(spy.exit).as("error answer").isEqualTo(3);
+        assertThat(spy.out).contains("watch of client keyserver refused: its grant belongs to uid " + ALICE);
+        Run shrink = scaleup(MALLORY, "pool", "keyserver", "10");
+        assertThat(shrink.exit).isEqualTo(3);
+        assertThat(shrink.out).contains("only root or the agent's own user");
+        assertThat(scaleup(ALICE, "pool", "keyserver", "10").exit).as("an owner of a grant is no admin").isEqualTo(3);
+        assertThat(agent.pool().poolMb()).isEqualTo(100);
+
+        // The owner watches and acknowledges; root (this JVM, the admin) shrinks the pool.
+        Process watcher = start(ALICE, "watch", "keyserver", "--count", "1", "--ack", "--timeout", "20000");
+        Thread.sleep(500); // not a timing assertion: a watcher that connects late hears the pending request on connect
+        try (SocketScaleUpClient root = new SocketScaleUpClient(dir.resolve("a.sock"), "admin",
+                Duration.ofSeconds(10))) {
+            assertThat(root.pool(40).message()).contains("keyserver 24 MiB (to 40 MiB)");
+        }
+        assertThat(watcher.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        String said = new String(watcher.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(watcher.exitValue()).as(said).isZero();
+        assertThat(said).contains("give_back client=keyserver memory_mb=40 granted_mb=64")
+                .contains("granted client=keyserver granted_mb=40");
+        assertThat(agent.pool().grants()).containsEntry("keyserver", 40L);
+        Owner owner = new Ledger(dir.resolve("ledger.json"), Ledger.Sync.PROCESS).readAll().owners().get("keyserver");
+        assertThat(owner.uid()).isEqualTo(ALICE);
+        assertThat(scaleup(MALLORY, "rescale", "keyserver", "1").exit).as("the ack changed no ownership").isEqualTo(3);
+    }
+
+    private Process start(int uid, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid=" + uid, "--regid=0", "--clear-groups",
+                BINARY.toString()));
+        cmd.addAll(List.of(args));
+        cmd.addAll(List.of("--socket", agent.socketPath().toString()));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    }
+
     private record Run(int exit, String out, String err) {
     }
 

@@ -259,6 +259,11 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
+    /** Fsyncs the log has done for durable writes so far: with group commit, fewer than the writes they cover. */
+    public long logFsyncs() {
+        return log.fsyncs();
+    }
+
     @Override
     public long size() {
         ReaderEpochs.Slot slot = enterOpen();

@@ -114,7 +114,7 @@ public final class ElasticStoreConfig {
         private long memoryBudgetBytes = 64L << 20;
         private ResidencyPolicy residencyPolicy = ResidencyPolicy.FREQUENCY;
         private FsyncPolicy fsyncPolicy = FsyncPolicy.GROUP;
-        private int groupCommitIntervalMillis = 2;
+        private int groupCommitIntervalMillis = 0;
         private int segmentSizeBytes = 64 << 20;
         private int maxKeySize = 1024;
         private int maxValueSize = KeyValueStore.DEFAULT_MAX_VALUE_SIZE;
@@ -141,7 +141,11 @@ public final class ElasticStoreConfig {
         /** Default {@link FsyncPolicy#GROUP}. */
         public Builder fsyncPolicy(FsyncPolicy v) { fsyncPolicy = v; return this; }
 
-        /** Interval of the group fsync, 1 to 1000 ms. Default 2 ms. */
+        /**
+         * {@link FsyncPolicy#GROUP}: the least time between the starts of two fsyncs, 0 to 1000 ms; a batch
+         * gathers that long at most. Default 0: an fsync starts as soon as the previous one ends (or at once
+         * when none is running), so a lone writer never waits for an interval.
+         */
         public Builder groupCommitIntervalMillis(int v) { groupCommitIntervalMillis = v; return this; }
 
         /** A log segment rolls over past this size, 64 KiB to 1 GiB. Default 64 MiB. */
@@ -196,8 +200,8 @@ public final class ElasticStoreConfig {
             require(memoryBudgetBytes >= 0, "memoryBudgetBytes must be >= 0, was " + memoryBudgetBytes);
             Objects.requireNonNull(residencyPolicy, "residencyPolicy");
             Objects.requireNonNull(fsyncPolicy, "fsyncPolicy");
-            require(groupCommitIntervalMillis >= 1 && groupCommitIntervalMillis <= 1000,
-                    "groupCommitIntervalMillis must be in [1, 1000], was " + groupCommitIntervalMillis);
+            require(groupCommitIntervalMillis >= 0 && groupCommitIntervalMillis <= 1000,
+                    "groupCommitIntervalMillis must be in [0, 1000], was " + groupCommitIntervalMillis);
             require(segmentSizeBytes >= (64 << 10) && segmentSizeBytes <= (1 << 30),
                     "segmentSizeBytes must be in [64 KiB, 1 GiB], was " + segmentSizeBytes);
             require(maxKeySize >= 1 && maxKeySize <= 65535, "maxKeySize must be in [1, 65535], was " + maxKeySize);

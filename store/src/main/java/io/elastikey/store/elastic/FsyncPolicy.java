@@ -3,12 +3,13 @@ package io.elastikey.store.elastic;
 
 /** How long {@code put} and {@code delete} wait before returning. */
 public enum FsyncPolicy {
-    /** Each write is fsynced before it returns; concurrent writers share one fsync. */
+    /** Each write is fsynced before it returns; concurrent writers share one fsync (group commit). */
     ALWAYS,
     /**
-     * Writes return after the next group fsync, which runs every
-     * {@link ElasticStoreConfig#groupCommitIntervalMillis()}: nothing acknowledged is lost, and many
-     * writers share one fsync.
+     * Group commit: a write returns once an fsync that began after it has completed. With no fsync
+     * running the writer's own starts at once; writers arriving during one share the next. Nothing
+     * acknowledged is lost. {@link ElasticStoreConfig#groupCommitIntervalMillis()} (0 by default) can
+     * space fsyncs out for a slow disk.
      */
     GROUP,
     /** Writes return once in the OS page cache: they survive a killed process, not a power cut. */

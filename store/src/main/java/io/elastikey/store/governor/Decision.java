@@ -18,7 +18,9 @@ public record Decision(Kind kind, long targetBytes, String reason, State next) {
         /** Resize down, then give the memory back. */
         SHRINK,
         /** Not a policy decision: the governor aligning the agent's grant with the store's budget. */
-        SYNC
+        SYNC,
+        /** Not a policy decision: the agent asked for memory back; resize down, then rescale down (the ack). */
+        GIVE_BACK
     }
 
     /**

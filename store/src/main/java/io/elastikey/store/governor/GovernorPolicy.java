@@ -45,6 +45,14 @@ public final class GovernorPolicy {
     }
 
     public Decision decide(Signals s, State state) {
+        return decide(s, state, config.minBudgetBytes());
+    }
+
+    /**
+     * As {@link #decide(Signals, State)} with {@code minBudgetBytes} in place of the configured minimum: after the
+     * agent asked for memory back, the governor does not grow straight back to its minimum.
+     */
+    public Decision decide(Signals s, State state, long minBudgetBytes) {
         int cooldown = Math.max(0, state.cooldownTicks() - 1);
         long budget = s.budgetBytes();
         if (s.resizing()) {
@@ -56,7 +64,7 @@ public final class GovernorPolicy {
         boolean quiet = !pressure && s.requestRate() <= config.quietRequestRate();
         State counting = new State(pressure ? Math.min(state.pressureTicks() + 1, config.growAfterTicks()) : 0,
                 quiet ? Math.min(state.quietTicks() + 1, shrinkAfterTicks) : 0, cooldown);
-        Decision proposed = propose(s, counting);
+        Decision proposed = propose(s, counting, minBudgetBytes);
         if (proposed.kind() == Kind.HOLD) {
             return proposed;
         }
@@ -67,9 +75,8 @@ public final class GovernorPolicy {
     }
 
     /** The decision ignoring the cooldown; a change carries the state that starts one. */
-    private Decision propose(Signals s, State counting) {
+    private Decision propose(Signals s, State counting, long min) {
         long budget = s.budgetBytes();
-        long min = config.minBudgetBytes();
         long max = config.maxBudgetBytes();
         boolean known = s.availableBytes() >= 0;
         long ceiling = machineCeiling(budget, s.availableBytes(), config.reserveBytes());
@@ -85,7 +92,7 @@ public final class GovernorPolicy {
             return new Decision(Kind.SHRINK, max, "above the maximum " + mib(max), changed);
         }
         if (known && s.availableBytes() < config.reserveBytes() && budget > min) {
-            return new Decision(Kind.SHRINK, shrinkTarget(budget), "machine short of memory: "
+            return new Decision(Kind.SHRINK, shrinkTarget(budget, min), "machine short of memory: "
                     + mib(s.availableBytes()) + " available, reserve " + mib(config.reserveBytes()), changed);
         }
         if (counting.pressureTicks() >= config.growAfterTicks()) {
@@ -107,7 +114,7 @@ public final class GovernorPolicy {
             if (budget <= min) {
                 return hold(budget, "quiet, at the minimum", counting);
             }
-            return new Decision(Kind.SHRINK, shrinkTarget(budget), String.format(Locale.ROOT,
+            return new Decision(Kind.SHRINK, shrinkTarget(budget, min), String.format(Locale.ROOT,
                     "quiet for %d ticks (%.0f lookups/s)", counting.quietTicks(), s.requestRate()), changed);
         }
         if (counting.pressureTicks() > 0) {
@@ -134,8 +141,8 @@ public final class GovernorPolicy {
         return budget + Math.min(spare, Long.MAX_VALUE - budget);
     }
 
-    private long shrinkTarget(long budget) {
-        return Math.max(config.minBudgetBytes(), alignUp(Math.max(0, budget - config.shrinkStepBytes())));
+    private long shrinkTarget(long budget, long min) {
+        return Math.max(min, alignUp(Math.max(0, budget - config.shrinkStepBytes())));
     }
 
     private static Decision hold(long budget, String reason, State next) {

@@ -1,16 +1,22 @@
 // MemoryGovernor -- grows and shrinks an ElasticStore's memory budget through the scale-up agent.
 package io.elastikey.store.governor;
 
+import io.elastikey.scaleup.GiveBackRequest;
 import io.elastikey.scaleup.ScaleUpClient;
 import io.elastikey.scaleup.ScaleUpException;
 import io.elastikey.scaleup.ScaleUpResponse;
+import io.elastikey.scaleup.socket.GiveBackWatch;
 import io.elastikey.store.elastic.ElasticStore;
+import io.elastikey.store.elastic.ResizeOperation;
+import java.time.Duration;
 import io.elastikey.store.governor.Decision.Kind;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
@@ -35,7 +41,16 @@ import org.slf4j.LoggerFactory;
  *       (all, part, or nothing on a denial). A shrink resizes the store first and gives the memory
  *       back on the first tick after the resize finished, so the budget never exceeds the grant.
  * </ol>
- * A call without answer ({@link ScaleUpException}) marks the agent down and starts an exponential
+ * <h2>When the agent asks for memory back</h2>
+ * {@link #start()} also opens a {@link GiveBackWatch} on the agent's socket. A give-back request
+ * (the agent's pool shrank, or another client needs its fair share) is handled at once on the
+ * ticking thread, before anything else: the store resizes down to what is asked, waits for the
+ * resize (up to three quarters of the agent's deadline), and only then rescales down, which is
+ * the acknowledgement and what lets the agent lower the cgroup limit. Shrink first, limit after:
+ * the kernel limit never drops below what the store uses. Until the agent grants a grow again,
+ * the governor treats what it gave back as its minimum, so it does not grow straight back.
+ *
+ * <p>A call without answer ({@link ScaleUpException}) marks the agent down and starts an exponential
  * backoff ({@link GovernorConfig#backoffInitial()} doubling up to {@link GovernorConfig#backoffMax()});
  * the transition is logged once, not every tick. Every change is logged in one INFO line
  * ({@link GovernorDecision#logLine()}); holds go to DEBUG. {@link #stats()} and {@link #lastDecision()}
@@ -79,7 +94,12 @@ public final class MemoryGovernor implements AutoCloseable {
     private final AtomicLongArray decisions = new AtomicLongArray(Kind.values().length);
     private final AtomicLongArray outcomes = new AtomicLongArray(Outcome.values().length);
 
-    private ScheduledExecutorService thread;
+    private volatile ScheduledExecutorService thread;
+    private GiveBackWatch watch;
+    private final AtomicReference<GiveBackRequest> pendingGiveBack = new AtomicReference<>();
+    /** Guarded by tickLock: the budget the agent last asked to come down to; MAX_VALUE when none holds. */
+    private long giveBackCeilingBytes = Long.MAX_VALUE;
+    private final AtomicLong giveBacks = new AtomicLong();
 
     /** A governor of {@code store} on the real clock and {@code /proc}; it owns {@code client}. */
     public MemoryGovernor(ElasticStore store, ScaleUpClient client, GovernorConfig config) {
@@ -114,13 +134,56 @@ public final class MemoryGovernor implements AutoCloseable {
         });
         long every = config.interval().toNanos();
         thread.scheduleWithFixedDelay(this::tickQuietly, every, every, TimeUnit.NANOSECONDS);
+        listenToAgent();
         LOG.info("memory governor started for {} through {} (client '{}'): {}", store,
                 client.getClass().getSimpleName(), client.clientName(), config);
         return this;
     }
 
-    /** Stops the ticking thread after the tick in progress, if any. The grant is kept. */
+    /**
+     * Opens the watch on the agent's socket for give-back requests (see the class comment); {@link #start()} calls
+     * it. Tests that drive {@link #tick()} themselves call it to hear the agent; each request then waits for their
+     * next tick. Does nothing when the client names no socket. Returns this.
+     */
+    public synchronized MemoryGovernor listenToAgent() {
+        if (watch == null && client.socketPath() != null) {
+            watch = GiveBackWatch.start(client.socketPath(), client.clientName(), this::giveBackRequested,
+                    Duration.ofSeconds(1));
+        }
+        return this;
+    }
+
+    /** Whether the watch for the agent's give-back requests is connected and answered. */
+    public boolean listening() {
+        GiveBackWatch w = watch;
+        return w != null && w.watching();
+    }
+
+    /**
+     * The agent asks for memory back: kept (the lowest target wins if several come before a tick) and handled by
+     * the next tick, which the ticking thread runs at once.
+     */
+    public void giveBackRequested(GiveBackRequest request) {
+        pendingGiveBack.accumulateAndGet(request, (held, fresh) -> held == null || fresh.memoryMb() <= held.memoryMb()
+                ? fresh : held);
+        LOG.info("scale-up agent asks client '{}' to come down to {} MiB within {} ms: {}", request.client(),
+                request.memoryMb(), request.deadlineMs(), request.reason());
+        ScheduledExecutorService t = thread;
+        if (t != null) {
+            try {
+                t.execute(this::tickQuietly);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // stopped meanwhile: the agent lowers the grant at its deadline
+            }
+        }
+    }
+
+    /** Stops the ticking thread after the tick in progress, if any, and the watch. The grant is kept. */
     public synchronized void stop() {
+        if (watch != null) {
+            watch.close();
+            watch = null;
+        }
         if (thread == null) {
             return;
         }
@@ -201,16 +264,69 @@ public final class MemoryGovernor implements AutoCloseable {
                         Outcome.UNAVAILABLE, s.budgetBytes());
             }
         }
+        GiveBackRequest asked = pendingGiveBack.getAndSet(null);
+        if (asked != null) {
+            return giveBack(s, asked, now);
+        }
         if (!s.resizing() && grantedMb != ceilMb(s.budgetBytes()) && now - nextSyncNanos >= 0) {
             return sync(s, now);
         }
-        Decision d = policy.decide(s, policyState);
+        Decision d = policy.decide(s, policyState, floorBytes());
         policyState = d.next();
         return switch (d.kind()) {
             case GROW -> grow(s, d, now);
             case SHRINK -> shrink(s, d);
             default -> hold(s, d.reason());
         };
+    }
+
+    /**
+     * The agent asked for memory back: resize down first, then rescale down (the acknowledgement). If the resize does
+     * not finish in three quarters of the agent's deadline, the governor does not acknowledge: the agent lowers the
+     * grant at the deadline and the next tick's sync follows it.
+     */
+    private GovernorDecision giveBack(Signals s, GiveBackRequest asked, long now) {
+        giveBacks.incrementAndGet();
+        long target = asked.memoryMb() * MIB;
+        long budget = s.budgetBytes();
+        giveBackCeilingBytes = target;
+        String reason = "the agent asks for " + asked.memoryMb() + " MiB: " + asked.reason();
+        if (budget > target || s.resizing()) {
+            ResizeOperation op = store.resize(Math.min(budget, target));
+            try {
+                ResizeOperation.State state = op.await(Math.max(1, asked.deadlineMs() * 3 / 4), TimeUnit.MILLISECONDS);
+                if (state != ResizeOperation.State.DONE) {
+                    return done(s, Kind.GIVE_BACK, target, reason + "; resize " + state + ", not acknowledged",
+                            Outcome.NONE, budget);
+                }
+            } catch (TimeoutException e) {
+                return done(s, Kind.GIVE_BACK, target, reason + "; resize not done in time, not acknowledged",
+                        Outcome.NONE, target);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return done(s, Kind.GIVE_BACK, target, reason + "; interrupted", Outcome.NONE, target);
+            }
+        }
+        long next = Math.min(budget, target);
+        ScaleUpResponse r;
+        try {
+            r = client.rescale(asked.memoryMb(), "give back: " + asked.reason());
+        } catch (ScaleUpException e) {
+            agentDown(e, now);
+            return done(s, Kind.GIVE_BACK, target, reason, Outcome.UNAVAILABLE, next);
+        }
+        Outcome outcome = outcomeOf(r);
+        if (outcome != Outcome.ERROR) {
+            grantedMb = r.grantedMb();
+        } else {
+            reason += "; agent: " + r.message();
+        }
+        return done(s, Kind.GIVE_BACK, target, reason, outcome, next);
+    }
+
+    /** The smallest budget the governor keeps: its minimum, or less while the agent wants memory back. */
+    private long floorBytes() {
+        return Math.min(config.minBudgetBytes(), giveBackCeilingBytes);
     }
 
     /** Asks for the target, then resizes to what was granted. */
@@ -228,7 +344,10 @@ public final class MemoryGovernor implements AutoCloseable {
             return done(s, Kind.GROW, d.targetBytes(), d.reason() + "; agent: " + r.message(), outcome, budget);
         }
         grantedMb = r.grantedMb();
-        long next = Math.max(config.minBudgetBytes(), Math.min(r.grantedMb() * MIB, d.targetBytes()));
+        if (r.grantedMb() * MIB > giveBackCeilingBytes) {
+            giveBackCeilingBytes = Long.MAX_VALUE; // the agent lends again: the minimum holds again
+        }
+        long next = Math.max(floorBytes(), Math.min(r.grantedMb() * MIB, d.targetBytes()));
         if (next != budget) {
             store.resize(next);
         }
@@ -249,7 +368,7 @@ public final class MemoryGovernor implements AutoCloseable {
      */
     private GovernorDecision sync(Signals s, long now) {
         long budget = s.budgetBytes();
-        long wantMb = ceilMb(Math.max(config.minBudgetBytes(), Math.min(budget, config.maxBudgetBytes())));
+        long wantMb = ceilMb(Math.max(floorBytes(), Math.min(budget, config.maxBudgetBytes())));
         String reason = pendingRelease != null ? pendingRelease
                 : grantedMb > ceilMb(budget) ? "give back what the store does not use"
                 : "cover the store's budget";
@@ -266,7 +385,7 @@ public final class MemoryGovernor implements AutoCloseable {
         if (outcome != Outcome.ERROR) {
             grantedMb = r.grantedMb();
             if (grantedMb * MIB < budget) {
-                next = Math.max(config.minBudgetBytes(), grantedMb * MIB);
+                next = Math.max(floorBytes(), grantedMb * MIB);
                 if (next < budget) {
                     store.resize(next);
                 }
@@ -344,6 +463,11 @@ public final class MemoryGovernor implements AutoCloseable {
     }
 
     // ---- views ---------------------------------------------------------------------------------------
+
+    /** Give-back requests from the agent handled so far. */
+    public long giveBacks() {
+        return giveBacks.get();
+    }
 
     /** The latest tick, or {@code null} before the first. */
     public GovernorDecision lastDecision() {

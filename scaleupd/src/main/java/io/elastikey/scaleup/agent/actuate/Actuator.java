@@ -22,4 +22,13 @@ public interface Actuator {
      * @param peerPid the asking process, from the socket's peer credentials; {@code -1} if unknown
      */
     Actuation apply(String client, long grantMb, int peerPid);
+
+    /**
+     * Applies a grant the agent lowered on its own, because the client did not give memory back by the deadline.
+     * Nobody asked, so there is no peer to move anywhere; {@code ownerPid} is the process that made the grant.
+     * By default the same as {@link #apply}.
+     */
+    default Actuation force(String client, long grantMb, int ownerPid) {
+        return apply(client, grantMb, ownerPid);
+    }
 }

@@ -145,6 +145,43 @@ public final class ClientCgroupActuator implements Actuator {
         return Actuation.applied(limitNote);
     }
 
+    /**
+     * A limit lowered at a give-back deadline. The limit is written as for a grant; no process is moved. If a v1
+     * kernel refuses it (the client holds more than it and the kernel cannot reclaim the difference: EBUSY), the
+     * limit goes to what the cgroup uses now, rounded up to a MiB, the lowest the kernel takes without killing: the
+     * client can no longer grow, and every page it frees lowers what it can take back. (v2's {@code memory.max} is
+     * always taken: the kernel reclaims, then OOM-kills, to meet it.)
+     */
+    @Override
+    public Actuation force(String client, long grantMb, int ownerPid) {
+        Path dir = cgroupOf(client);
+        long mb = baseMb + grantMb;
+        try {
+            if (version == Version.V1) {
+                write(dir.resolve("memory.limit_in_bytes"), Long.toString(mb * MIB));
+            } else {
+                write(dir.resolve("memory.max"), Long.toString(mb * MIB));
+                write(dir.resolve("memory.high"), Long.toString(mb * MIB - mb * MIB / 16));
+            }
+            return Actuation.applied("cgroup limit " + mb + " MiB written to " + dir);
+        } catch (IOException e) {
+            if (version != Version.V1) {
+                return Actuation.notApplied("cgroup limit not applied: writing " + mb + " MiB to " + dir + " failed ("
+                        + e.getMessage() + ")");
+            }
+        }
+        try {
+            long used = Long.parseLong(Files.readString(dir.resolve("memory.usage_in_bytes")).trim());
+            long floorMb = (used + MIB - 1) / MIB + 1;
+            write(dir.resolve("memory.limit_in_bytes"), Long.toString(floorMb * MIB));
+            return Actuation.applied("the kernel refused a cgroup limit of " + mb + " MiB (the client uses more and "
+                    + "it cannot be reclaimed); limit lowered to " + floorMb + " MiB, its use now, in " + dir);
+        } catch (IOException | NumberFormatException e) {
+            return Actuation.notApplied("cgroup limit not applied: the kernel refused " + mb + " MiB and its use in "
+                    + dir + " too (" + e.getMessage() + ")");
+        }
+    }
+
     private static void write(Path file, String value) throws IOException {
         Files.writeString(file, value, StandardCharsets.US_ASCII, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING);

@@ -98,6 +98,13 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
             description = "Unanswered requests per connection; more get an error answer (default: ${DEFAULT-VALUE}).")
     int maxInFlight;
 
+    @Option(names = "--give-back-timeout", paramLabel = "DURATION", defaultValue = "10s",
+            converter = DurationConverter.class,
+            description = "How long a client asked to give memory back (the pool shrank, or another client needs its "
+                    + "fair share) has to shrink and rescale down before the agent lowers its grant and cgroup limit "
+                    + "itself (default: ${DEFAULT-VALUE}).")
+    Duration giveBackTimeout;
+
     /** {@code process} or {@code power}, in any case. */
     static final class LedgerSyncConverter implements CommandLine.ITypeConverter<Ledger.Sync> {
         @Override
@@ -147,7 +154,8 @@ public final class ScaleUpDaemonCommand implements Callable<Integer> {
                 .hotplugDelay(hotplugDelay)
                 .maxConnections(maxConnections)
                 .idleTimeout(idleTimeout)
-                .maxInFlight(maxInFlight);
+                .maxInFlight(maxInFlight)
+                .giveBackTimeout(giveBackTimeout);
         clients.forEach(c -> b.client(ClientLimits.parse(c)));
         return b.build();
     }

@@ -7,6 +7,7 @@ import io.elastikey.scaleup.agent.AgentConfig;
 import io.elastikey.scaleup.agent.actuate.Actuator;
 import io.elastikey.scaleup.agent.ledger.Ledger;
 import io.elastikey.scaleup.agent.pool.MemoryPool;
+import io.elastikey.scaleup.agent.pool.Owner;
 import io.elastikey.scaleup.protocol.ProtocolLimits;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -27,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  *   encode     AnswerEncoder       ScaleUpResponse -> JSON line (outbound)
  *   parse      RequestDecoder      line -> AgentRequest; malformed: error answer, connection stays
  *   admit      InFlightLimiter     at most --max-in-flight unanswered per connection
- *   decide     DecideHandler       [decision thread] pool decision, ledger write
+ *   decide     DecideHandler       [decision thread] pool decision, ledger write; watch and pool answered here,
+ *                                  give-back requests through GiveBackCoordinator (same thread)
  *   actuate    ActuateHandler      [decision thread] hot-plug delay, actuator, log line, answer
  * </pre>
  * The last two run on one single-thread executor shared by every connection: decisions are serialized.
@@ -44,8 +46,19 @@ public final class AgentInitializer extends ChannelInitializer<Channel> {
         this.config = config;
         this.limiter = new ConnectionLimiter(config.maxConnections(), () -> { });
         this.decider = decider;
-        this.decide = new DecideHandler(config, pool, ledger);
+        GiveBackCoordinator giveBack = new GiveBackCoordinator(pool, ledger, actuator, decider.next(),
+                config.giveBackTimeout());
+        this.decide = new DecideHandler(config, pool, ledger, giveBack, ownUid());
         this.actuate = new ActuateHandler(actuator, config.hotplugDelay());
+    }
+
+    /** The uid the agent runs as (the owner of {@code /proc/self}), who may resize the pool besides root. */
+    private static int ownUid() {
+        try {
+            return (Integer) java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid");
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            return Owner.ROOT;
+        }
     }
 
     /** Connections open now. */

@@ -23,7 +23,7 @@ import java.util.TreeMap;
  * ledger after a change and calls {@link #undo} if that fails, so no answer ever reports a grant the ledger lacks.
  */
 public final class MemoryPool {
-    private final long poolMb;
+    private long poolMb;
     private final Map<String, Long> minimums = new TreeMap<>();
     private final Map<String, Long> grants = new TreeMap<>();
     private final Map<String, Owner> owners = new TreeMap<>();
@@ -115,6 +115,73 @@ public final class MemoryPool {
     public synchronized Decision status(String name) {
         long held = grant(name);
         return decision(Status.GRANTED, name, held, held, "holds " + held + " MiB");
+    }
+
+    /**
+     * The agent lowering a grant itself: a client asked to give back did not within its deadline. Changes nothing
+     * when the grant is already at or below {@code targetMb}. The owner stays.
+     */
+    public synchronized Decision lower(String name, long targetMb, String why) {
+        long held = grant(name);
+        if (held <= targetMb) {
+            return decision(Status.GRANTED, name, held, held, "unchanged at " + held + " MiB");
+        }
+        set(name, targetMb);
+        return decision(Status.GRANTED, name, held, targetMb,
+                "lowered from " + held + " to " + targetMb + " MiB by the agent: " + why);
+    }
+
+    /** The pool's size now. */
+    public synchronized long poolMb() {
+        return poolMb;
+    }
+
+    /** The sum of the configured minimums: the smallest pool the agent can shrink to. */
+    public synchronized long minimumsMb() {
+        return minimums.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * Resizes the pool (an administrator's {@code pool} request). A pool smaller than what is committed leaves it
+     * over-committed, as after a restart with a smaller {@code --pool}: every grow is denied until clients give back.
+     *
+     * @throws IllegalArgumentException when the minimums would not fit
+     */
+    public synchronized void resize(long newPoolMb) {
+        long reserved = minimumsMb();
+        if (newPoolMb < reserved) {
+            throw new IllegalArgumentException("a pool of " + newPoolMb + " MiB cannot hold the clients' minimums ("
+                    + reserved + " MiB)");
+        }
+        poolMb = newPoolMb;
+    }
+
+    /**
+     * How much more {@code name} would need to reach {@code wantMb} beyond what is free now; 0 if it fits.
+     * A grant up to the client's minimum is always free for it (reserved), so only the part above counts.
+     */
+    public synchronized long shortfall(String name, long wantMb) {
+        return Math.max(0, wantMb - charge(name, grant(name)) - free());
+    }
+
+    /**
+     * Whom to ask to give back, and down to what total, to free {@code needMb}: see {@link GiveBackPlan}.
+     *
+     * @param forClient the client that needs the memory (not asked itself, and counted among the sharers), or null
+     *                  for a pool that shrank
+     */
+    public synchronized Map<String, Long> giveBackTargets(long needMb, String forClient) {
+        return GiveBackPlan.targets(poolMb, grants, minimums, needMb, forClient);
+    }
+
+    /** The fair share of the pool when {@code forClient} (may be null) joins the clients holding grants. */
+    public synchronized long fairShareMb(String forClient) {
+        return GiveBackPlan.fairShare(poolMb, grants, forClient);
+    }
+
+    /** How far the commitments exceed the pool now; 0 normally. */
+    public synchronized long overCommitMb() {
+        return Math.max(0, committed() - poolMb);
     }
 
     /** Puts the grant {@code d} changed back to what it was (its ledger write failed). */

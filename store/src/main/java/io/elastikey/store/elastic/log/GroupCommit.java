@@ -1,113 +1,137 @@
-// GroupCommit -- makes appended records durable per the fsync policy, sharing fsyncs between writers.
+// GroupCommit -- makes appended records durable per the fsync policy: one fsync covers every writer waiting.
 package io.elastikey.store.elastic.log;
 
 import io.elastikey.store.StoreException;
 import io.elastikey.store.elastic.FsyncPolicy;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Tracks the newest sequence number written and the newest one fsynced.
+ * Group commit, leader style (as in the databases that named it): tracks the newest sequence number
+ * written and the newest one fsynced, and lets a writer return once an fsync that started after its
+ * append has completed.
+ *
+ * <p>A writer whose record is not yet durable either
+ * <ul>
+ *   <li>finds no fsync running and becomes the <em>leader</em>: it fsyncs at once, covering every
+ *       record appended before the fsync began, its own and any other writer's; or</li>
+ *   <li>finds one running and waits. When it ends, every waiter wakes; those it covered return, and
+ *       the first still uncovered leads the next fsync, which covers all the others at once.</li>
+ * </ul>
+ * So a lone writer pays one fsync and no waiting (no interval, no hand-off to a thread), and under
+ * load there is at most one fsync running and one batch gathering: the writers that arrive during an
+ * fsync share the next one, however many they are. The fsync runs outside the lock, so appends go on
+ * meanwhile; {@link Log#forceActive()} reads the last sequence number before it forces, so it never
+ * claims a record appended after it started.
  *
  * <ul>
- *   <li>{@code ALWAYS}: a writer fsyncs itself unless another writer's fsync already covered its
- *       record; writers arriving during an fsync queue on {@link #syncLock} and usually find their
- *       record covered when they get it (leader-based group commit).
- *   <li>{@code GROUP}: a daemon thread fsyncs when something is pending, at most once per
- *       interval; writers wait for it. A write after a quiet spell is fsynced at once, so sparse
- *       writers see the fsync's latency, not the interval's; a busy log gets one fsync per
- *       interval however many writers share it.
- *   <li>{@code NEVER}: nobody waits; records reach the disk when the OS writes them back.
+ *   <li>{@code ALWAYS} and {@code GROUP}: the above. {@code GROUP} may also hold a leader back so
+ *       that fsyncs start at most once per {@code delayMillis} (0, the default, never waits): for a
+ *       disk whose fsync is so dear that fewer, larger batches win. After a quiet spell longer than
+ *       the delay the leader never waits.</li>
+ *   <li>{@code NEVER}: nobody waits; records reach the disk when the OS writes them back.</li>
  * </ul>
+ * A failed fsync fails the log ({@link Log#fail}); every waiter then throws.
  */
 final class GroupCommit implements AutoCloseable {
 
-    private final Log log;
+    /** What group commit needs of the log: the fsync, and the log's failed state. */
+    interface Target {
+        /** Fsyncs what was appended; returns the last sequence number the fsync covers. */
+        long force() throws IOException;
+
+        void fail(StoreException e);
+
+        /** The failure that failed the log, or null. */
+        StoreException failure();
+    }
+
+    private final Target log;
     private final FsyncPolicy policy;
-    private final int intervalMillis;
-    private final Object syncLock = new Object();
-    private final Object waiters = new Object();
+    private final long delayNanos;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition fsyncEnded = lock.newCondition();
+
+    // Guarded by lock (written also read without it, as a hint).
     private volatile long written;
     private volatile long synced;
+    private boolean syncing;
+    private long lastFsyncStart;
     private volatile boolean closed;
-    private volatile boolean syncerParked;
-    private volatile Thread syncer;
 
-    GroupCommit(Log log, FsyncPolicy policy, int intervalMillis) {
+    GroupCommit(Target log, FsyncPolicy policy, int delayMillis) {
         this.log = log;
         this.policy = policy;
-        this.intervalMillis = intervalMillis;
+        this.delayNanos = policy == FsyncPolicy.GROUP ? TimeUnit.MILLISECONDS.toNanos(delayMillis) : 0;
+        this.lastFsyncStart = System.nanoTime() - delayNanos;
     }
 
     void start(long lastSequence) {
         written = lastSequence;
         synced = lastSequence;
-        if (policy == FsyncPolicy.GROUP) {
-            syncer = new Thread(this::runSyncer, "elasticstore-group-commit");
-            syncer.setDaemon(true);
-            syncer.start();
-        }
     }
 
     /** Called under the log's lock after each append. */
     void written(long seq) {
         written = seq;
-        if (syncerParked) {
-            LockSupport.unpark(syncer);
-        }
     }
 
     void await(long seq) {
-        switch (policy) {
-            case NEVER -> { }
-            case ALWAYS -> syncTo(seq);
-            case GROUP -> waitFor(seq);
-            default -> throw new IllegalStateException(policy.name());
+        if (policy != FsyncPolicy.NEVER) {
+            syncTo(seq);
         }
     }
 
-    /** Fsyncs now unless {@code seq} is already durable. */
+    /** Returns once an fsync covering {@code seq} has completed, leading one if none is running. */
     void syncTo(long seq) {
         if (synced >= seq) {
             return;
         }
-        synchronized (syncLock) {
-            throwIfFailed();
-            if (synced >= seq) {
-                return;
-            }
-            try {
-                synced = log.forceActive();
-            } catch (IOException e) {
-                log.fail(new StoreException("fsync of the log failed: " + e.getMessage(), e));
-            } finally {
-                synchronized (waiters) {
-                    waiters.notifyAll();
+        lock.lock();
+        try {
+            while (synced < seq) {
+                throwIfFailed();
+                if (syncing) {
+                    fsyncEnded.awaitUninterruptibly();
+                } else {
+                    lead();
                 }
             }
-            throwIfFailed();
+        } finally {
+            lock.unlock();
         }
     }
 
-    private void waitFor(long seq) {
-        synchronized (waiters) {
-            while (synced < seq) {
-                throwIfFailed();
-                if (closed) {
-                    // close() syncs everything before stopping the syncer; this is a last resort.
-                    break;
-                }
-                try {
-                    waiters.wait(intervalMillis * 4L);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new StoreException("interrupted while waiting for the group fsync");
-                }
+    /** Under the lock, with no fsync running: fsyncs (outside the lock) and wakes every waiter. */
+    private void lead() {
+        syncing = true;
+        long wait = lastFsyncStart + delayNanos - System.nanoTime();
+        lock.unlock();
+        long covered = -1;
+        try {
+            if (wait > 0 && !closed) {
+                sleep(wait);
             }
+            lastFsyncStart = System.nanoTime(); // only the leader writes it; the lock below publishes it
+            covered = log.force();
+        } catch (IOException e) {
+            log.fail(new StoreException("fsync of the log failed: " + e.getMessage(), e));
+        } finally {
+            lock.lock();
+            syncing = false;
+            if (covered > synced) {
+                synced = covered;
+            }
+            fsyncEnded.signalAll();
         }
-        if (synced < seq) {
-            syncTo(seq);
+    }
+
+    private static void sleep(long nanos) {
+        long end = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0; left = end - System.nanoTime()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(left);
         }
     }
 
@@ -118,50 +142,15 @@ final class GroupCommit implements AutoCloseable {
         }
     }
 
-    private void runSyncer() {
-        long lastSyncNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(intervalMillis);
-        while (!closed) {
-            while (written <= synced && !closed) {
-                syncerParked = true;
-                if (written <= synced && !closed) {
-                    LockSupport.park(this);
-                }
-                syncerParked = false;
-            }
-            long wait = lastSyncNanos + TimeUnit.MILLISECONDS.toNanos(intervalMillis) - System.nanoTime();
-            if (wait > 0) {
-                LockSupport.parkNanos(this, wait);
-                continue; // re-check: close() may have come in between
-            }
-            lastSyncNanos = System.nanoTime();
-            try {
-                syncTo(written);
-            } catch (StoreException e) {
-                return; // the log is failed; waiters see it
-            }
-        }
-    }
-
     @Override
     public void close() {
+        closed = true;
         if (log.failure() == null && policy != FsyncPolicy.NEVER) {
             try {
                 syncTo(written);
             } catch (StoreException ignored) {
                 // reported to writers already
             }
-        }
-        closed = true;
-        if (syncer != null) {
-            LockSupport.unpark(syncer);
-            try {
-                syncer.join(1000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        synchronized (waiters) {
-            waiters.notifyAll();
         }
     }
 }

@@ -41,6 +41,7 @@ public final class Log implements AutoCloseable {
     private final CRC32C crc = new CRC32C();
 
     private final GroupCommit durability;
+    private final java.util.concurrent.atomic.LongAdder fsyncs = new java.util.concurrent.atomic.LongAdder();
     private volatile StoreException failure;
 
     private Log(Path dir, int segmentSize, FsyncPolicy policy, Segment[] segments, int groupCommitMillis) {
@@ -48,7 +49,22 @@ public final class Log implements AutoCloseable {
         this.segmentSize = segmentSize;
         this.policy = policy;
         this.segments = segments;
-        this.durability = new GroupCommit(this, policy, groupCommitMillis);
+        this.durability = new GroupCommit(new GroupCommit.Target() {
+            @Override
+            public long force() throws IOException {
+                return forceActive();
+            }
+
+            @Override
+            public void fail(StoreException e) {
+                Log.this.fail(e);
+            }
+
+            @Override
+            public StoreException failure() {
+                return Log.this.failure();
+            }
+        }, policy, groupCommitMillis);
     }
 
     /**
@@ -147,6 +163,11 @@ public final class Log implements AutoCloseable {
         durability.await(seq);
     }
 
+    /** Fsyncs of the active segment so far (group commits; roll-overs not counted). */
+    public long fsyncs() {
+        return fsyncs.sum();
+    }
+
     /** The newest sequence number appended. */
     public synchronized long lastSequence() {
         return sequence;
@@ -164,6 +185,7 @@ public final class Log implements AutoCloseable {
 
     /** Fsync of the active segment, used by {@link GroupCommit}; returns the sequence it covers. */
     long forceActive() throws IOException {
+        fsyncs.increment();
         Segment s;
         long seq;
         synchronized (this) {

@@ -1,0 +1,142 @@
+// GroupCommitTest -- one fsync covers every writer waiting; a lone writer leads its own at once; a failure fails all.
+package io.elastikey.store.elastic.log;
+
+import io.elastikey.store.StoreException;
+import io.elastikey.store.elastic.FsyncPolicy;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@link GroupCommit} against a log stand-in whose fsync the test holds and releases, so batching is shown by
+ * counting fsyncs, not by timing: the first writer's fsync is held while nine more append and wait; when it is
+ * released, exactly one more fsync covers all nine.
+ */
+class GroupCommitTest {
+
+    /** A log whose fsync blocks until the test releases a permit; it covers what was appended when it began. */
+    private static final class HeldLog implements GroupCommit.Target {
+        final AtomicLong appended = new AtomicLong();
+        final AtomicInteger fsyncs = new AtomicInteger();
+        final Semaphore permits = new Semaphore(0);
+        final CountDownLatch firstStarted = new CountDownLatch(1);
+        volatile IOException failNext;
+        volatile StoreException failure;
+
+        @Override
+        public long force() throws IOException {
+            long covers = appended.get();
+            fsyncs.incrementAndGet();
+            firstStarted.countDown();
+            permits.acquireUninterruptibly();
+            if (failNext != null) {
+                throw failNext;
+            }
+            return covers;
+        }
+
+        @Override
+        public void fail(StoreException e) {
+            failure = e;
+        }
+
+        @Override
+        public StoreException failure() {
+            return failure;
+        }
+
+        long append(GroupCommit gc) {
+            long seq = appended.incrementAndGet();
+            gc.written(seq);
+            return seq;
+        }
+    }
+
+    @Test
+    void writersArrivingDuringAnFsyncShareTheNextOne() throws Exception {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
+        gc.start(0);
+        ExecutorService pool = Executors.newFixedThreadPool(10);
+        try {
+            long first = log.append(gc);
+            Future<?> leader = pool.submit(() -> gc.await(first));
+            assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
+            List<Future<?>> followers = new ArrayList<>();
+            for (int i = 0; i < 9; i++) {
+                long seq = log.append(gc);
+                followers.add(pool.submit(() -> gc.await(seq)));
+            }
+            assertThat(followers).noneMatch(Future::isDone);
+            log.permits.release(); // the first fsync ends: it covered only the first record
+            leader.get(10, TimeUnit.SECONDS);
+            log.permits.release(); // the second covers the nine
+            for (Future<?> f : followers) {
+                f.get(10, TimeUnit.SECONDS);
+            }
+            assertThat(log.fsyncs.get()).isEqualTo(2);
+        } finally {
+            log.permits.release(100);
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aLoneWriterLeadsItsOwnFsyncAndACoveredOneDoesNotWait() {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
+        gc.start(0);
+        log.permits.release(1);
+        long seq = log.append(gc);
+        gc.await(seq); // no other thread: it must lead the fsync itself
+        assertThat(log.fsyncs.get()).isEqualTo(1);
+        gc.await(seq); // already durable
+        assertThat(log.fsyncs.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aFailedFsyncFailsEveryWaiterAndTheLog() throws Exception {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.ALWAYS, 0);
+        gc.start(0);
+        log.failNext = new IOException("Input/output error");
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            long a = log.append(gc);
+            Future<?> first = pool.submit(() -> gc.await(a));
+            assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
+            long b = log.append(gc);
+            Future<?> second = pool.submit(() -> gc.await(b));
+            log.permits.release(10);
+            for (Future<?> f : List.of(first, second)) {
+                assertThatThrownBy(() -> f.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(StoreException.class)
+                        .hasMessageContaining("Input/output error");
+            }
+            assertThat(log.failure).isNotNull();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void neverWaitsForNothing() {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.NEVER, 0);
+        gc.start(0);
+        gc.await(log.append(gc));
+        assertThat(log.fsyncs.get()).isZero();
+    }
+}
