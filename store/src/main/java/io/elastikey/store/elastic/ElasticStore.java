@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  *       persisted Chronicle Map. A checkpoint file records up to where it reflects the log, so a
  *       restart replays only the log's tail.
  *   <li><b>The in-memory table</b> ({@code hot/}): values of the chosen entries in an off-heap
- *       Chronicle Map. Values never sit on the Java heap.
+ *       open-addressing table of our own ({@code OffHeapTable}: native slots, a slab of entry
+ *       blocks, lookups without a lock). Values never sit on the Java heap.
  * </ol>
  * A lookup tries the in-memory table, then falls through to the index and one positional read of
  * the record into a per-thread direct buffer, exactly the flow of the report's figure 4.
@@ -62,7 +63,8 @@ import org.slf4j.LoggerFactory;
  * before its fsync completes; a write is acknowledged only after it.
  *
  * <p>The in-memory table is freed with {@code close()} when a resize replaces it; every access to
- * it happens inside a {@link ReaderEpochs} section, so it is freed only once nobody is inside.
+ * it happens inside a {@link ReaderEpochs} section, so it is freed only once nobody is inside (the
+ * table frees an outgrown slot array the same way, without waiting).
  *
  * <h2>Files</h2>
  * {@code NNNNNNNNNN.seg} (log segments, layout in {@link RecordFormat}), {@code index.cm} (the
@@ -187,8 +189,9 @@ public final class ElasticStore implements KeyValueStore {
         ReaderEpochs.Slot slot = enterOpen();
         try {
             long t0 = lookups.start();
-            byte[] v = tiers.current().get(key);
-            long hash = countAccess(key);
+            long hash = KeyHash.hash64(key);
+            byte[] v = tiers.current().get(key, hash);
+            countAccess(hash);
             if (v != null) {
                 lookups.hit(t0);
                 return v;
@@ -206,8 +209,9 @@ public final class ElasticStore implements KeyValueStore {
         ReaderEpochs.Slot slot = enterOpen();
         try {
             long t0 = lookups.start();
-            int n = tiers.current().get(key, dst);
-            long hash = countAccess(key);
+            long hash = KeyHash.hash64(key); // one hash for the memory tier, the sketch and admission
+            int n = tiers.current().get(key, hash, dst);
+            countAccess(hash);
             if (n != NOT_FOUND) {
                 lookups.hit(t0);
                 return n;
@@ -225,9 +229,8 @@ public final class ElasticStore implements KeyValueStore {
 
     /**
      * {@link #get(byte[], ByteBuffer)} restricted to the memory tier, for callers that must not
-     * block (an event loop): never reads the disk, takes no lock of the store's (only the memory
-     * table's own segment lock, as every lookup does) and allocates nothing. A hit is counted
-     * exactly as {@code get} counts one (hit counter, latency, frequency sketch);
+     * block (an event loop): never reads the disk, takes no lock and allocates nothing. A hit is
+     * counted exactly as {@code get} counts one (hit counter, latency, frequency sketch);
      * {@link #NOT_IN_MEMORY} counts nothing, so the caller's later {@code get} counts that lookup
      * once. A key absent from the store is also {@code NOT_IN_MEMORY}: only the index knows.
      *
@@ -237,11 +240,12 @@ public final class ElasticStore implements KeyValueStore {
         ReaderEpochs.Slot slot = enterOpen();
         try {
             long t0 = lookups.start();
-            int n = tiers.current().get(key, dst);
+            long hash = KeyHash.hash64(key);
+            int n = tiers.current().get(key, hash, dst);
             if (n == NOT_FOUND) {
                 return NOT_IN_MEMORY;
             }
-            countAccess(key);
+            countAccess(hash);
             lookups.hit(t0);
             return n;
         } finally {
@@ -414,14 +418,11 @@ public final class ElasticStore implements KeyValueStore {
 
     // ---- memory-tier admission (FREQUENCY policy) ------------------------------------------
 
-    /** Counts the access in the sketch; returns the key's hash (0 without a sketch) for reuse. */
-    private long countAccess(byte[] key) {
-        if (sketch == null) {
-            return 0;
+    /** Counts the access of the key with this hash in the sketch, if there is one. */
+    private void countAccess(long hash) {
+        if (sketch != null) {
+            sketch.increment(hash);
         }
-        long hash = KeyHash.hash64(key);
-        sketch.increment(hash);
-        return hash;
     }
 
     int frequency(byte[] key) {
@@ -742,7 +743,7 @@ public final class ElasticStore implements KeyValueStore {
     /**
      * Enters an epoch section, then checks the store is open. {@link #close()} sets the flag and
      * then waits for sections, so an operation either sees the store closed or finishes before
-     * any file or table is released (reading a closed Chronicle Map would touch unmapped memory).
+     * any file or table is released (reading a closed memory tier or index would touch freed memory).
      */
     private ReaderEpochs.Slot enterOpen() {
         ReaderEpochs.Slot slot = epochs.enter();

@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Scale-up and scale-down are one operation: build a table for the new budget, fill it in priority
- * order, publish it, wait until no reader is inside the old one, free the old one. Memory leaves
- * the process only when a Chronicle Map is closed, so shrinking in place would keep the pages.
+ * order, publish it, wait until no reader is inside the old one, free the old one. A table's
+ * memory leaves the process when it is closed; building the smaller table also leaves it without
+ * the slack of sizes no longer written.
  *
  * <p>Priority: first the entries already in memory (most frequent first under FREQUENCY, in
  * admission order under SEQUENTIAL), then, while room remains, entries from disk. SEQUENTIAL walks
@@ -88,7 +89,8 @@ final class Resizer implements AutoCloseable {
         ResizePacer pacer = new ResizePacer(store.config().resizeDutyCycle(), store::lookupCount);
         op.pacer = pacer;
         try {
-            next = HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize());
+            next = HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize(),
+                    store.epochs);
             store.tiers = new Tiers(old, next);
             carryOver(op, old, next);
             if (op.fromDisk) {
@@ -235,7 +237,7 @@ final class Resizer implements AutoCloseable {
     }
 
     private static boolean full(HotTier next) {
-        return next.budgetBytes() - next.usedBytes() <= HotTier.ENTRY_OVERHEAD;
+        return next.budgetBytes() - next.usedBytes() <= HotTier.MIN_ENTRY_COST;
     }
 
     /** Called once per entry looked at or copied: stops a cancelled resize, paces a running one. */

@@ -1,26 +1,22 @@
-// HotTier -- the in-memory table: values of the chosen entries in an off-heap Chronicle Map, within a byte budget.
+// HotTier -- the in-memory table: values of the chosen entries off-heap in an OffHeapTable, within a byte budget.
 package io.elastikey.store.elastic.hot;
 
 import io.elastikey.store.KeyValueStore;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.function.ToIntFunction;
-import net.openhft.chronicle.bytes.RandomDataInput;
-import net.openhft.chronicle.core.Jvm;
-import net.openhft.chronicle.hash.Data;
-import net.openhft.chronicle.map.ChronicleMap;
-import net.openhft.chronicle.map.ExternalMapQueryContext;
-import net.openhft.chronicle.map.MapEntry;
 
 /**
- * One in-memory table with a fixed budget. Its values live off-heap in a Chronicle Map sized for
- * the budget at creation; memory returns to the OS only when the table is closed, so the store
- * changes the budget by building a new table and retiring this one (see {@code Resizer}).
+ * One in-memory table with a fixed budget. Its values live off-heap in an {@link OffHeapTable} (native slots and
+ * a slab of entry blocks) that allocates as it fills; memory returns to the OS only when the table is closed, so
+ * the store changes the budget by building a new table and retiring this one (see {@code Resizer}).
  *
  * <h2>Accounting</h2>
- * Each entry costs {@code key length + value length + }{@link #ENTRY_OVERHEAD} bytes against the
- * budget: the overhead approximates Chronicle's per-entry header and alignment. An entry that
- * would not fit, or is bigger than an eighth of the budget, is simply not admitted.
+ * Each entry costs what it really takes ({@link #cost}): its block in the slab (24-byte header, key, value, rounded
+ * up to the block's size class) and {@link #SLOT_SHARE} bytes of slot array. An entry that would not fit, or is
+ * bigger than an eighth of the budget, is simply not admitted. What the costs do not count is slack: the unused
+ * end of the chunk each size class is carving, and freed blocks of a size no longer written
+ * ({@link #reservedBytes()} reports the native bytes actually held).
  *
  * <h2>Victims</h2>
  * Admitted keys join a FIFO ring. When an admission needs room, the head of the ring is the
@@ -28,17 +24,20 @@ import net.openhft.chronicle.map.MapEntry;
  * otherwise the victim gets a second chance at the tail and the newcomer is refused. Keys removed
  * by writes stay in the ring until they reach its head and are skipped there.
  *
- * <p>Thread safety: lookups are lock-free (Chronicle's segment locks only). Mutations take this
- * table's monitor for the accounting and the ring; callers also hold the key's stripe lock, which
- * orders them against writes to the same key.
+ * <p>Thread safety: lookups take no lock and must run inside a section of the {@link ReaderEpochs} given at
+ * creation. Mutations take this tier's monitor for the accounting and the ring; callers also hold the key's stripe
+ * lock, which orders them against writes to the same key.
  */
 public final class HotTier implements AutoCloseable {
 
     /** How much more frequent a newcomer must be than its victim; see {@link #beats}. */
     static final int ADMISSION_MARGIN = 1;
 
-    /** Budget bytes charged per entry beyond its key and value. */
-    public static final int ENTRY_OVERHEAD = 64;
+    /** Budget bytes charged per entry for its share of the slot array (16-byte slots, at most half full). */
+    public static final int SLOT_SHARE = 32;
+
+    /** The least any entry costs: a smallest block and a slot share. A tier with less room left is full. */
+    public static final int MIN_ENTRY_COST = 64 + SLOT_SHARE;
 
     /** A tier with no budget: every lookup misses, nothing is admitted. */
     public static HotTier empty() {
@@ -46,7 +45,7 @@ public final class HotTier implements AutoCloseable {
     }
 
     private final long budgetBytes;
-    private final ChronicleMap<byte[], byte[]> map;
+    private final OffHeapTable table;
     private final ArrayDeque<byte[]> ring = new ArrayDeque<>();
     private long usedBytes;
     private volatile long usedBytesView;
@@ -54,26 +53,22 @@ public final class HotTier implements AutoCloseable {
     private volatile byte[] victimView;
     private volatile long victimHashView;
 
-    private HotTier(long budgetBytes, ChronicleMap<byte[], byte[]> map) {
+    private HotTier(long budgetBytes, OffHeapTable table) {
         this.budgetBytes = budgetBytes;
-        this.map = map;
+        this.table = table;
     }
 
-    /** A new, empty tier for {@code budgetBytes}, laid out for entries of about the given sizes. */
-    public static HotTier create(long budgetBytes, int averageKeySize, int averageValueSize) {
+    /**
+     * A new, empty tier for {@code budgetBytes}, its slot array laid out for entries of about the given sizes (it
+     * grows if they come smaller); its lookups run inside {@code epochs}' sections.
+     */
+    public static HotTier create(long budgetBytes, int averageKeySize, int averageValueSize, ReaderEpochs epochs) {
         if (budgetBytes <= 0) {
             return empty();
         }
-        long perEntry = (long) averageKeySize + averageValueSize + ENTRY_OVERHEAD;
-        long entries = Math.max(1024, budgetBytes / perEntry * 5 / 4);
-        ChronicleMap<byte[], byte[]> map = ChronicleMap.of(byte[].class, byte[].class)
-                .name("elasticstore-hot")
-                .entries(entries)
-                .averageKeySize(averageKeySize)
-                .averageValueSize(averageValueSize)
-                .maxBloatFactor(2)
-                .create();
-        return new HotTier(budgetBytes, map);
+        long expected = Math.max(16, budgetBytes / cost(averageKeySize, averageValueSize));
+        long chunk = Math.max(4096, Math.min(4L << 20, budgetBytes / 16));
+        return new HotTier(budgetBytes, new OffHeapTable(expected, chunk, epochs));
     }
 
     public long budgetBytes() {
@@ -88,13 +83,19 @@ public final class HotTier implements AutoCloseable {
         return entriesView;
     }
 
+    /** Budget bytes an entry takes in the tier: its slab block and its share of the slot array. */
     public static long cost(int keyLength, int valueLength) {
-        return (long) keyLength + valueLength + ENTRY_OVERHEAD;
+        return (long) SlabArena.blockSize(EntryBlock.need(keyLength, valueLength)) + SLOT_SHARE;
+    }
+
+    /** Native bytes the tier holds now (its table's chunks and slot arrays), whatever the costs say. */
+    public long reservedBytes() {
+        return table == null ? 0 : table.reservedBytes();
     }
 
     /** Whether an entry of this size could ever be admitted. */
     public boolean admissible(int keyLength, int valueLength) {
-        return map != null && cost(keyLength, valueLength) <= Math.max(budgetBytes / 8, 1 << 16)
+        return table != null && cost(keyLength, valueLength) <= Math.max(budgetBytes / 8, 1 << 16)
                 && cost(keyLength, valueLength) <= budgetBytes;
     }
 
@@ -104,47 +105,31 @@ public final class HotTier implements AutoCloseable {
      * @return the value's length, or {@link KeyValueStore#NOT_FOUND}
      */
     public int get(byte[] key, ByteBuffer dst) {
-        if (map == null) {
+        return get(key, KeyHash.hash64(key), dst);
+    }
+
+    /** {@link #get(byte[], ByteBuffer)} for a caller that has the key's {@link KeyHash#hash64} already. */
+    public int get(byte[] key, long hash, ByteBuffer dst) {
+        if (table == null) {
             return KeyValueStore.NOT_FOUND;
         }
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(KeyScratch.of(key), 0, key.length)) {
-            MapEntry<byte[], byte[]> e = c.entry();
-            if (e == null) {
-                return KeyValueStore.NOT_FOUND;
-            }
-            Data<byte[]> v = e.value();
-            int n = (int) v.size();
-            if (n <= dst.remaining()) {
-                copy(v.bytes(), v.offset(), n, dst);
-            }
-            return n;
-        }
+        int n = table.get(key, hash, dst);
+        return n < 0 ? KeyValueStore.NOT_FOUND : n;
     }
 
     /** The value as a new array, or null. */
     public byte[] get(byte[] key) {
-        if (map == null) {
-            return null;
-        }
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
-            MapEntry<byte[], byte[]> e = c.entry();
-            if (e == null) {
-                return null;
-            }
-            Data<byte[]> v = e.value();
-            byte[] out = new byte[(int) v.size()];
-            v.bytes().read(v.offset(), out, 0, out.length);
-            return out;
-        }
+        return get(key, KeyHash.hash64(key));
     }
 
-    public boolean contains(byte[] key) {
-        if (map == null) {
-            return false;
-        }
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(KeyScratch.of(key), 0, key.length)) {
-            return c.entry() != null;
-        }
+    /** {@link #get(byte[])} for a caller that has the key's {@link KeyHash#hash64} already. */
+    public byte[] get(byte[] key, long hash) {
+        return table == null ? null : table.get(key, hash);
+    }
+
+    /** Whether the key is in the tier (takes the tier's monitor: not for the lookup path). */
+    public synchronized boolean contains(byte[] key) {
+        return table != null && table.valueLength(key, KeyHash.hash64(key)) >= 0;
     }
 
     /**
@@ -205,10 +190,11 @@ public final class HotTier implements AutoCloseable {
             }
         }
         try {
-            map.put(key, value);
-        } catch (IllegalStateException | IllegalArgumentException full) {
-            // Chronicle could not place the entry (its segments are laid out for average sizes).
+            table.put(key, KeyHash.hash64(key), value);
+        } catch (OutOfMemoryError full) {
+            // No native memory for another chunk or a larger slot array: the entry stays on disk only.
             removeLocked(key);
+            publish();
             return false;
         }
         usedBytes += need;
@@ -228,7 +214,7 @@ public final class HotTier implements AutoCloseable {
     public synchronized byte[][] keysInRingOrder() {
         ArrayDeque<byte[]> live = new ArrayDeque<>();
         for (byte[] k : ring) {
-            if (map.containsKey(k)) {
+            if (containsLocked(k)) {
                 live.add(k);
             }
         }
@@ -243,7 +229,7 @@ public final class HotTier implements AutoCloseable {
             if (victim == null) {
                 return false;
             }
-            if (!map.containsKey(victim) || java.util.Arrays.equals(victim, candidate)) {
+            if (!containsLocked(victim) || java.util.Arrays.equals(victim, candidate)) {
                 continue; // removed by a write, or the candidate's own stale ring entry
             }
             if (!beats(frequency, frequencyOf.applyAsInt(victim))) {
@@ -258,60 +244,43 @@ public final class HotTier implements AutoCloseable {
 
     /** The value size of the key in the map, or -1. */
     private long sizeOf(byte[] key) {
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(KeyScratch.of(key), 0, key.length)) {
-            MapEntry<byte[], byte[]> e = c.entry();
-            return e == null ? -1 : e.value().size();
-        }
+        return table.valueLength(key, KeyHash.hash64(key));
+    }
+
+    private boolean containsLocked(byte[] key) {
+        return table.valueLength(key, KeyHash.hash64(key)) >= 0;
     }
 
     private boolean removeLocked(byte[] key) {
-        if (map == null) {
+        if (table == null) {
             return false;
         }
-        try (ExternalMapQueryContext<byte[], byte[], ?> c = map.queryContext(key)) {
-            c.updateLock().lock();
-            MapEntry<byte[], byte[]> e = c.entry();
-            if (e == null) {
-                return false;
-            }
-            usedBytes -= cost(key.length, (int) e.value().size());
-            c.remove(e);
+        int length = table.remove(key, KeyHash.hash64(key));
+        if (length < 0) {
+            return false;
         }
+        usedBytes -= cost(key.length, length);
         publish();
         return true;
     }
 
     private void publish() {
         usedBytesView = usedBytes;
-        entriesView = map.longSize();
+        entriesView = table.size();
         byte[] victim = ring.peekFirst();
         if (victim != victimView) {
             victimHashView = victim == null ? 0 : KeyHash.hash64(victim);
             victimView = victim;
         }
         if (ring.size() > 2 * entriesView + 1024) {
-            ring.removeIf(k -> !map.containsKey(k));
-        }
-    }
-
-    private static void copy(RandomDataInput in, long offset, int n, ByteBuffer dst) {
-        if (dst.hasArray()) {
-            int at = dst.position();
-            in.read(offset, dst.array(), dst.arrayOffset() + at, n);
-            dst.position(at + n);
-        } else if (dst.isDirect()) {
-            int at = dst.position();
-            in.nativeRead(offset, Jvm.address(dst) + at, n);
-            dst.position(at + n);
-        } else {
-            throw new java.nio.ReadOnlyBufferException();
+            ring.removeIf(k -> !containsLocked(k));
         }
     }
 
     @Override
     public synchronized void close() {
-        if (map != null) {
-            map.close();
+        if (table != null) {
+            table.close();
         }
         ring.clear();
     }

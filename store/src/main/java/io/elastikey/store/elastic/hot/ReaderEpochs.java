@@ -55,6 +55,25 @@ public final class ReaderEpochs {
         slots.removeIf(s -> s.owner.get() == null);
     }
 
+    /**
+     * The non-blocking half of {@link #synchronize()}, for memory retired while readers run (a table's old slot
+     * array): call after unpublishing it, keep the number, and free it once {@link #noReaderBefore} says so.
+     */
+    public long advance() {
+        return epoch.incrementAndGet();
+    }
+
+    /** Whether no thread is still inside a section it entered before {@link #advance()} returned {@code epoch}. */
+    public boolean noReaderBefore(long epoch) {
+        for (Slot s : slots) {
+            long a = s.active;
+            if (a != 0 && a < epoch && s.owner.get() != null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private Slot register() {
         Slot s = new Slot(Thread.currentThread());
         slots.add(s);

@@ -2,7 +2,6 @@
 package io.elastikey.store.elastic.index;
 
 import io.elastikey.store.StoreException;
-import io.elastikey.store.elastic.hot.KeyScratch;
 import io.elastikey.store.elastic.log.DirectorySync;
 import java.io.File;
 import java.io.IOException;

@@ -1,5 +1,5 @@
 // KeyScratch -- a per-thread buffer that lets Chronicle Map look a key up without allocating.
-package io.elastikey.store.elastic.hot;
+package io.elastikey.store.elastic.index;
 
 import net.openhft.chronicle.bytes.BytesStore;
 

@@ -1,0 +1,75 @@
+// OffHeap -- native memory the memory tier allocates and frees itself, counted, and the raw accesses to it.
+package io.elastikey.store.elastic.hot;
+
+import java.lang.reflect.Field;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
+import sun.misc.Unsafe;
+
+/**
+ * The one place that touches {@code sun.misc.Unsafe} (module {@code jdk.unsupported}, readable without flags on
+ * Java 17+). Every block comes from {@link #allocate} and goes back through {@link #free}; both keep a process-wide
+ * count, so a test can check that closing a table returned every byte ({@link #allocatedBytes()}).
+ *
+ * <p>Java 17 has no stable foreign-memory API ({@code MemorySegment} is an incubator there), and a direct
+ * {@code ByteBuffer} can be freed only by the garbage collector: neither gives the explicit free a resizable tier
+ * needs. Unsafe does, and its copies compile to the same {@code memcpy} the JDK's own buffers use.
+ */
+public final class OffHeap {
+
+    static final Unsafe U = unsafe();
+    static final long BYTE_ARRAY_BASE = U.arrayBaseOffset(byte[].class);
+    private static final long BUFFER_ADDRESS = addressFieldOffset();
+    private static final AtomicLong ALLOCATED = new AtomicLong();
+
+    private OffHeap() {
+    }
+
+    /** Native bytes currently allocated by every table of this process. */
+    public static long allocatedBytes() {
+        return ALLOCATED.get();
+    }
+
+    /** {@code bytes} of uninitialised native memory; the caller frees it with {@link #free} and the same size. */
+    static long allocate(long bytes) {
+        long address = U.allocateMemory(bytes);
+        ALLOCATED.addAndGet(bytes);
+        return address;
+    }
+
+    /** {@code bytes} of zeroed native memory. */
+    static long allocateZeroed(long bytes) {
+        long address = allocate(bytes);
+        U.setMemory(address, bytes, (byte) 0);
+        return address;
+    }
+
+    static void free(long address, long bytes) {
+        U.freeMemory(address);
+        ALLOCATED.addAndGet(-bytes);
+    }
+
+    /** The native address of a direct buffer's first byte. */
+    static long address(ByteBuffer direct) {
+        return U.getLong(direct, BUFFER_ADDRESS);
+    }
+
+    private static Unsafe unsafe() {
+        try {
+            Field f = Unsafe.class.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            return (Unsafe) f.get(null);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static long addressFieldOffset() {
+        try {
+            return U.objectFieldOffset(Buffer.class.getDeclaredField("address"));
+        } catch (NoSuchFieldException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}
