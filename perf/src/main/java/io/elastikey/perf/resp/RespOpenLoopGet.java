@@ -170,7 +170,7 @@ public final class RespOpenLoopGet implements Callable<Integer> {
             this.random = new SplittableRandom(0x5eed + n);
             this.perSecond = new Histogram[seconds];
             for (int s = 0; s < seconds; s++) {
-                perSecond[s] = new Histogram(HIGHEST_NANOS, 3);
+                perSecond[s] = new Histogram(HIGHEST_NANOS, 2); // 2 digits: many workers x seconds fit a small heap
             }
             this.errorsPerSecond = new long[seconds];
         }
