@@ -58,7 +58,7 @@ class SkiScaleCommandTest {
         assertThat(plan.get(5).baseline()).isEqualTo("ecdsa-h1-closed-2");
         assertThat(String.join(" ", plan.get(0).loadgenArgs("127.0.0.1:1", data.pki(), 1000, null)))
                 .contains("--keys " + data.ecKeyList(), "--key-limit 2", "--key-order random", "--method SIGN",
-                        "--http 2 --connections 1 --closed-loop --concurrency 256");
+                        "--http 2 --connections 2 --closed-loop --concurrency 256");
         assertThat(String.join(" ", plan.get(9).loadgenArgs("127.0.0.1:1", data.pki(), 1000, null)))
                 .contains("--key-order zipf --zipf-exponent 1.1", "--http 1.1 --connections 64 --rate 21000",
                         "--duration 300000ms")
