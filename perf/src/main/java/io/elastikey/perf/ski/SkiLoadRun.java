@@ -13,7 +13,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.random.RandomGenerator;
@@ -28,10 +27,10 @@ import io.elastikey.protocol.ski.KeyServerClient;
  * ones have been answered, and its latency runs from that intended time to its answer. A stall of the server then
  * shows in every request that should have been sent during it, not only in the one that was stuck (coordinated
  * omission, as in wrk2 and the store's {@code OpenLoopGet}). The client is asynchronous, so the schedule is kept by
- * the client's own event loops when they are given ({@link Pacer}: each loop sends its share of the requests, wakes
- * by its timer for the next one due, and writes on its own connections, with no hand-off between threads), else by
- * the calling thread, which parks until the next request is due. Either sends every request that is due when it
- * wakes; a late wake sends the backlog at once, and the latencies still count from the intended times.
+ * the client's own event loops ({@link Pacer}: each loop sends its share of the requests, wakes by its timer for the
+ * next one due, and writes on its own connections, with no hand-off between threads). A loop sends every request of
+ * its share that is due when it wakes; a late wake sends the backlog at once, and the latencies still count from the
+ * intended times.
  *
  * <p><b>Closed loop</b> ({@link #closedLoop}): {@code concurrency} requests are always in flight; each answer sends
  * the next. Latency runs from the actual send, so this mode measures the server's capacity, not the latency users
@@ -61,7 +60,7 @@ final class SkiLoadRun implements AutoCloseable {
     private volatile long measuredStartNanos = Long.MAX_VALUE;
     private volatile long lastAnswerNanos;
 
-    /** @param loops the client's event loops, to keep the open-loop schedule on; {@code null}: the calling thread */
+    /** @param loops the client's event loops, which keep the open-loop schedule */
     SkiLoadRun(KeyServerClient client, EventLoopGroup loops, SkiWorkload workload, LoadStats stats, int verifyEvery) {
         this.client = client;
         this.loops = loops;
@@ -89,26 +88,15 @@ final class SkiLoadRun implements AutoCloseable {
     /** Sends requests {@code first} to {@code first + count - 1} on schedule, the first due at {@code start}. */
     private void sendAtRate(long start, long rate, long first, long count, boolean recorded,
                             RandomGenerator random) throws InterruptedException {
-        if (loops != null) {
-            List<EventExecutor> executors = new ArrayList<>();
-            loops.forEach(executors::add);
-            CountDownLatch sent = new CountDownLatch(executors.size());
-            SplittableRandom seeds = new SplittableRandom(random.nextLong());
-            for (int k = 0; k < executors.size(); k++) {
-                Pacer pacer = new Pacer(executors.get(k), k, executors.size(), start, rate, first, count, recorded,
-                        seeds.split(), sent);
-                executors.get(k).execute(pacer);
-            }
-            sent.await();
-            return;
+        List<EventExecutor> executors = new ArrayList<>();
+        loops.forEach(executors::add);
+        CountDownLatch sent = new CountDownLatch(executors.size());
+        SplittableRandom seeds = new SplittableRandom(random.nextLong());
+        for (int k = 0; k < executors.size(); k++) {
+            executors.get(k).execute(new Pacer(executors.get(k), k, executors.size(), start, rate, first, count,
+                    recorded, seeds.split(), sent));
         }
-        for (long i = 0; i < count; i++) {
-            long intended = start + i * NANOS_PER_SECOND / rate;
-            for (long wait = intended - System.nanoTime(); wait > 0; wait = intended - System.nanoTime()) {
-                LockSupport.parkNanos(wait);
-            }
-            send(first + i, workload.request(first + i, random), intended, recorded);
-        }
+        sent.await();
     }
 
     /**

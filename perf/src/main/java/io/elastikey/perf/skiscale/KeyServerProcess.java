@@ -1,6 +1,8 @@
 // KeyServerProcess -- the key server under test as its own process: started, awaited, sampled between runs, stopped.
 package io.elastikey.perf.skiscale;
 
+import io.elastikey.perf.ProcessFacts;
+
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.InetAddress;
@@ -96,7 +98,7 @@ public final class KeyServerProcess implements AutoCloseable {
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
                 throw new IOException("the key server exited with status " + process.exitValue() + "; the end of "
-                        + log + ":\n" + tail(log, 20));
+                        + log + ":\n" + ProcessFacts.tail(log, 20));
             }
             try {
                 if (http.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
@@ -108,7 +110,7 @@ public final class KeyServerProcess implements AutoCloseable {
             Thread.sleep(50);
         }
         throw new IOException("the key server was not ready within " + timeout.toSeconds() + " s; the end of " + log
-                + ":\n" + tail(log, 20));
+                + ":\n" + ProcessFacts.tail(log, 20));
     }
 
     /** Memory, metrics and GC pauses now; what cannot be read is left out, never an error. */
@@ -155,23 +157,7 @@ public final class KeyServerProcess implements AutoCloseable {
 
     /** {VmRSS, VmHWM} in KiB, -1 where unreadable. */
     private long[] memory() {
-        long[] memory = {-1, -1};
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    memory[0] = kib(line);
-                } else if (line.startsWith("VmHWM:")) {
-                    memory[1] = kib(line);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // no /proc (not Linux) or the process is gone
-        }
-        return memory;
-    }
-
-    private static long kib(String statusLine) {
-        return Long.parseLong(statusLine.replaceAll("[^0-9]", ""));
+        return ProcessFacts.memoryKib(process.pid());
     }
 
     /** {count, longest ms, total ms} of the pause lines appended to the GC log since the last call. */
@@ -267,12 +253,4 @@ public final class KeyServerProcess implements AutoCloseable {
         return file;
     }
 
-    static String tail(Path file, int lines) {
-        try {
-            List<String> all = Files.readAllLines(file, StandardCharsets.ISO_8859_1);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        } catch (IOException e) {
-            return "(unreadable: " + e.getMessage() + ")";
-        }
-    }
 }

@@ -1,6 +1,8 @@
 // SuiteProcess -- one server of the suite (or Redis) as a child process: started, awaited, sampled, signalled, stopped.
 package io.elastikey.perf.soak;
 
+import io.elastikey.perf.ProcessFacts;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -66,12 +68,12 @@ final class SuiteProcess implements AutoCloseable {
             }
             if (!process.isAlive()) {
                 throw new IOException(name + " exited with status " + process.exitValue() + " before saying '" + text
-                        + "'; the end of " + log + ":\n" + tail(log, 20));
+                        + "'; the end of " + log + ":\n" + ProcessFacts.tail(log, 20));
             }
             Thread.sleep(100);
         }
         throw new IOException(name + " did not say '" + text + "' within " + timeout.toSeconds() + " s; the end of "
-                + log + ":\n" + tail(log, 20));
+                + log + ":\n" + ProcessFacts.tail(log, 20));
     }
 
     String name() {
@@ -92,16 +94,7 @@ final class SuiteProcess implements AutoCloseable {
 
     /** {@code VmRSS} in KiB, or -1 when the process is gone (or this is not Linux). */
     long rssKib() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // gone
-        }
-        return -1;
+        return ProcessFacts.memoryKib(pid())[0];
     }
 
     /** Open file descriptors, or -1 when the process is gone. */
@@ -155,12 +148,4 @@ final class SuiteProcess implements AutoCloseable {
         }
     }
 
-    static String tail(Path file, int lines) {
-        try {
-            List<String> all = Files.readAllLines(file, StandardCharsets.ISO_8859_1);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        } catch (IOException e) {
-            return "(unreadable: " + e.getMessage() + ")";
-        }
-    }
 }
