@@ -88,7 +88,7 @@ public final class ResponseSequencer {
             }
         }
         if (wrote) {
-            ctx.flush();
+            ConnectionFlush.flush(ctx);
         }
     }
 

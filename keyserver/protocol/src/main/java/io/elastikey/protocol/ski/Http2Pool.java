@@ -21,6 +21,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.Future;
 
 /**
@@ -33,10 +34,12 @@ import io.netty.util.concurrent.Future;
  * arrive while it is being made wait for it, and all fail together if it cannot be made. A retired connection (GOAWAY)
  * keeps serving its open streams and is closed after the request timeout, by which time they have all ended.
  *
- * <p>Parent pipeline after the handshake: {@code SslHandler, Http2FrameCodec, Http2MultiplexHandler,
- * Http2ConnectionTail}.
+ * <p>Parent pipeline after the handshake: {@code SslHandler, FlushConsolidationHandler, Http2FrameCodec,
+ * Http2MultiplexHandler, Http2ConnectionTail}.
  */
 final class Http2Pool implements ExchangePool {
+    /** How many requests a busy event loop may hold before it writes them, at the most. */
+    private static final int FLUSHES_BEFORE_FORCED_FLUSH = 64;
     private final Connector connector;
     private final int maxResponseBytes;
     private final long retireAfterMillis;
@@ -178,6 +181,9 @@ final class Http2Pool implements ExchangePool {
 
         private CompletableFuture<?> install(ChannelPipeline pipeline) {
             Http2ConnectionTail tail = new Http2ConnectionTail(this::retireAfterGoAway);
+            // Requests sent in one event-loop task (an edge's handshakes read together, a load generator's batch)
+            // leave in one TLS record and one write; a request alone goes out when the loop's next task runs.
+            pipeline.addLast(new FlushConsolidationHandler(FLUSHES_BEFORE_FORCED_FLUSH, true));
             pipeline.addLast(Http2FrameCodecBuilder.forClient().encoderEnforceMaxConcurrentStreams(true).build(),
                     new Http2MultiplexHandler(new Http2ConnectionTail.RefuseServerPush()), tail);
             return tail.settingsReceived();

@@ -49,6 +49,11 @@ final class SkiHttpFuzzing {
 
     /** A channel whose pipeline is what ALPN's {@code protocol} gets after TLS and client authentication. */
     static EmbeddedChannel channel(String protocol) {
+        return channel(protocol, SkiHttpFuzzing::serve);
+    }
+
+    /** The same pipeline with {@code service} behind the handler. */
+    static EmbeddedChannel channel(String protocol, SkiService service) {
         // A server channel as the parent: Http2MultiplexHandler tells server from client by it.
         EmbeddedChannel channel = new EmbeddedChannel(new LocalServerChannel(), DefaultChannelId.newInstance(), true,
                 false);
@@ -56,7 +61,7 @@ final class SkiHttpFuzzing {
         ProtocolErrorHandler errors = new ProtocolErrorHandler(kind -> { });
         ProtocolNegotiator negotiator = new ProtocolNegotiator(
                 new ProtocolNegotiator.Limits(MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_STREAMS, Duration.ofSeconds(10)),
-                errors, () -> new SkiHttpHandler(SkiHttpFuzzing::serve, (caller, method, spki, error, nanos) -> { },
+                errors, () -> new SkiHttpHandler(service, (caller, method, spki, error, nanos) -> { },
                         1L << 40, false, errors, TICKET_KEYS));
         channel.pipeline().addLast("alpn", negotiator);
         channel.pipeline().addLast(ProtocolErrorHandler.NAME, errors);
