@@ -39,7 +39,7 @@ final class KeyUnsealer {
         }
         byte[] pem;
         try {
-            pem = sealer.unseal(record.sealedKey(), associatedData(keyId, stored, record));
+            pem = sealer.unseal(record.sealedKey(), keyId, stored, 0, headerLength(stored, record));
         } catch (GeneralSecurityException e) {
             throw new SealedRecordException("key " + id + ": cannot unseal the private key: the KEK from "
                     + kek.source() + " is not the one it was sealed with, or the record was altered in the store");
@@ -48,12 +48,12 @@ final class KeyUnsealer {
         return new LoadedKey(id, record.type(), privateKey, record.tags(), record.names());
     }
 
-    /** The key ID, then the stored header: everything before the sealed key's length ({@link KeyRecord}). */
-    private static byte[] associatedData(byte[] keyId, byte[] stored, KeyRecord record) {
-        int headerLength = stored.length - Integer.BYTES - record.sealedKey().length;
-        byte[] data = Arrays.copyOf(keyId, keyId.length + headerLength);
-        System.arraycopy(stored, 0, data, keyId.length, headerLength);
-        return data;
+    /**
+     * The stored header: everything before the sealed key's length ({@link KeyRecord}). The associated data is the
+     * key ID, then this.
+     */
+    private static int headerLength(byte[] stored, KeyRecord record) {
+        return stored.length - Integer.BYTES - record.sealedKey().length;
     }
     private PrivateKey parse(String id, KeyRecord record, byte[] pem) {
         byte[] der = null;

@@ -65,6 +65,15 @@ final class Sealer {
      *     bytes or associated data); the exception carries no data
      */
     byte[] unseal(byte[] sealed, byte[] associatedData) throws GeneralSecurityException {
+        return unseal(sealed, associatedData, associatedData, 0, 0);
+    }
+
+    /**
+     * {@link #unseal(byte[], byte[])} with the associated data given in two parts, {@code prefix} then
+     * {@code data[offset, offset + length)}, as if concatenated: a key record's associated data is its ID and most
+     * of the record, and a copy of them per unseal is what a reload of a million keys would allocate most.
+     */
+    byte[] unseal(byte[] sealed, byte[] prefix, byte[] data, int offset, int length) throws GeneralSecurityException {
         if (sealed.length < OVERHEAD) {
             throw new GeneralSecurityException("sealed data is too short");
         }
@@ -75,9 +84,12 @@ final class Sealer {
         cipher.init(Cipher.DECRYPT_MODE, kek.secretKey(),
                 new GCMParameterSpec(TAG_LENGTH * 8, sealed, 1, NONCE_LENGTH));
         cipher.updateAAD(VERSION_AAD);
-        cipher.updateAAD(associatedData);
-        int offset = 1 + NONCE_LENGTH;
-        return cipher.doFinal(sealed, offset, sealed.length - offset);
+        cipher.updateAAD(prefix);
+        if (length > 0) {
+            cipher.updateAAD(data, offset, length);
+        }
+        int start = 1 + NONCE_LENGTH;
+        return cipher.doFinal(sealed, start, sealed.length - start);
     }
 
     private static Cipher newCipher() {
