@@ -56,6 +56,11 @@ final class RawHttp {
         return answer(head, new String(body, StandardCharsets.UTF_8));
     }
 
+    /** Reads one head without a body, such as an interim {@code 100 Continue}. */
+    static Answer readHead(SSLSocket socket) throws IOException {
+        return answer(readHead(socket.getInputStream()), "");
+    }
+
     /**
      * Reads everything until the server closes the connection and returns the one answer in it. A server that does
      * not close makes the read time out (the socket's timeout), which fails the caller.

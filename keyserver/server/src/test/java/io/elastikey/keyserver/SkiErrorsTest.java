@@ -400,14 +400,22 @@ class SkiErrorsTest {
     void headerJustOverTheLimitOverHttp2IsAnswered431OnAConnectionThatStays() throws Exception {
         HttpClient client = CLIENTS.get(HttpClient.Version.HTTP_2);
         HttpResponse<String> before = fixture.post(client, goodJson());
+        double undecoded = undecodedRequests();
 
-        // Netty's HTTP/2 codec answers this itself, so without the JSON body.
-        HttpResponse<String> response = fixture.send(client, fixture.request("/")
-                .header("Content-Type", "application/json")
-                .header("X-Filler", "y".repeat(HEADER_LIMIT + 100))
-                .POST(HttpRequest.BodyPublishers.ofString(goodJson())).build());
+        // Netty's HTTP/2 codec answers this (no SKI handler sees the stream); SkiHttp2FrameCodec gives it the body.
+        HttpResponse<String> response;
+        String log;
+        try (LogCapture logs = LogCapture.asConfigured()) {
+            response = fixture.send(client, fixture.request("/")
+                    .header("Content-Type", "application/json")
+                    .header("X-Filler", "y".repeat(HEADER_LIMIT + 100))
+                    .POST(HttpRequest.BodyPublishers.ofString(goodJson())).build());
+            assertAudited(undecoded);
+            log = logs.text();
+        }
 
-        assertThat(response.statusCode()).isEqualTo(431);
+        assertAnswer(response, 431, MALFORMED);
+        assertThat(log).as("no stack trace in the log").doesNotContain("\tat ");
         HttpResponse<String> after = fixture.post(client, goodJson());
         assertThat(after.statusCode()).isEqualTo(200);
         assertThat(after.sslSession().orElseThrow().getId()).as("the same connection")
@@ -452,11 +460,8 @@ class SkiErrorsTest {
     @Test
     void bodyOverTheLimitIsAnsweredInRequestOrder() throws Exception {
         // An RSA-4096 decryption takes a while on the worker; the 413 behind it must wait its turn.
-        String slow = """
-                {"method":"RSA-RAW","spki":"%s","input":"%s"}""".formatted(keyId(KeyType.RSA_4096),
-                base64(unsigned(BigInteger.TWO, 512)));
         try (SSLSocket socket = fixture.connect(fixture.tls(fixture.pki().client()))) {
-            RawHttp.write(socket, RawHttp.post(slow) + RawHttp.post(oversizedJson()));
+            RawHttp.write(socket, RawHttp.post(slowJson()) + RawHttp.post(oversizedJson()));
 
             RawHttp.Answer first = RawHttp.readAnswer(socket);
             RawHttp.Answer second = RawHttp.readAnswer(socket);
@@ -475,6 +480,69 @@ class SkiErrorsTest {
         assertThat(answer.status()).as(answer.head()).isEqualTo(413);
         assertThat(answer.body()).isEqualTo(MALFORMED);
         assertThat(answer.header("Connection")).isEqualTo("close");
+    }
+
+    @Test
+    void expectContinueWithABodyOverTheLimitIsAnswered413AsSkiJsonAndAuditedThenClosed() throws Exception {
+        double undecoded = undecodedRequests();
+
+        // The head alone: a client that expects 100 Continue waits before it sends the body.
+        RawHttp.Answer answer = exchangeUntilClosed(expectContinueHead(BODY_LIMIT + 1));
+
+        assertThat(answer.status()).as(answer.head()).isEqualTo(413);
+        assertThat(answer.body()).isEqualTo(MALFORMED);
+        assertThat(answer.header("Content-Type")).isEqualTo("application/json");
+        assertThat(answer.header("Connection")).as("announces the close: the body may follow or not")
+                .isEqualTo("close");
+        assertAudited(undecoded);
+    }
+
+    @Test
+    void expectContinueWithABodyOverTheLimitIsAnsweredInRequestOrder() throws Exception {
+        try (SSLSocket socket = fixture.connect(fixture.tls(fixture.pki().client()))) {
+            RawHttp.write(socket, RawHttp.post(slowJson()) + expectContinueHead(BODY_LIMIT + 1));
+
+            RawHttp.Answer first = RawHttp.readAnswer(socket);
+            RawHttp.Answer second = RawHttp.readAnswer(socket);
+
+            assertThat(first.status()).as(first.head()).isEqualTo(200);
+            assertThat(second.status()).as(second.head()).isEqualTo(413);
+            assertThat(second.body()).isEqualTo(MALFORMED);
+        }
+    }
+
+    @Test
+    void expectContinueWithABodyWithinTheLimitIsServed() throws Exception {
+        String json = goodJson();
+        try (SSLSocket socket = fixture.connect(fixture.tls(fixture.pki().client()))) {
+            RawHttp.write(socket, expectContinueHead(json.length()));
+            RawHttp.Answer proceed = RawHttp.readHead(socket);
+            RawHttp.write(socket, json);
+            RawHttp.Answer answer = RawHttp.readAnswer(socket);
+
+            assertThat(proceed.status()).as(proceed.head()).isEqualTo(100);
+            assertThat(answer.status()).as(answer.head()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void anUnknownExpectationIsAnswered417AsSkiJsonAndAuditedInOrderOnAConnectionThatGoesOn() throws Exception {
+        double undecoded = undecodedRequests();
+        String unknown = RawHttp.post(goodJson()).replace("\r\n\r\n", "\r\nExpect: a-pony\r\n\r\n");
+        try (SSLSocket socket = fixture.connect(fixture.tls(fixture.pki().client()))) {
+            RawHttp.write(socket, RawHttp.post(slowJson()) + unknown + RawHttp.post(goodJson()));
+
+            RawHttp.Answer first = RawHttp.readAnswer(socket);
+            RawHttp.Answer refused = RawHttp.readAnswer(socket);
+            RawHttp.Answer next = RawHttp.readAnswer(socket);
+
+            assertThat(first.status()).as(first.head()).isEqualTo(200);
+            assertThat(refused.status()).as(refused.head()).isEqualTo(417);
+            assertThat(refused.body()).isEqualTo(MALFORMED);
+            assertThat(refused.header("Connection")).isNull();
+            assertThat(next.status()).as(next.head()).isEqualTo(200);
+        }
+        assertAudited(undecoded);
     }
 
     @Test
@@ -516,6 +584,31 @@ class SkiErrorsTest {
     /** A valid request padded with an unknown field (which the server would skip) past limits.body. */
     private static String oversizedJson() {
         return goodJson().replace("{", "{\"padding\":\"" + "x".repeat(BODY_LIMIT) + "\",");
+    }
+
+    /** A request that takes a while on the worker (an RSA-4096 decryption): answers behind it must wait. */
+    private static String slowJson() {
+        return """
+                {"method":"RSA-RAW","spki":"%s","input":"%s"}""".formatted(keyId(KeyType.RSA_4096),
+                base64(unsigned(BigInteger.TWO, 512)));
+    }
+
+    /** The head of a JSON {@code POST /} announcing {@code length} bytes and expecting {@code 100 Continue}. */
+    private static String expectContinueHead(int length) {
+        return "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+                + "Content-Length: " + length + "\r\n\r\n";
+    }
+
+    /** Requests answered before their method was known: what the audit and metrics count for an envelope error. */
+    private static double undecodedRequests() throws Exception {
+        return fixture.metrics().value("elastikey_ski_requests_total", "method", "unknown", "result",
+                "malformed request");
+    }
+
+    /** Exactly one more undecoded request counted than {@code before}: the answer went through the request log. */
+    private static void assertAudited(double before) throws Exception {
+        KeyServerFixture.await("the answer in the request log", () -> undecodedRequests() > before);
+        assertThat(undecodedRequests()).isEqualTo(before + 1);
     }
 
     private static String keyId(KeyType type) {

@@ -6,8 +6,7 @@ import io.elastikey.store.elastic.index.Checkpoint;
 import io.elastikey.store.elastic.index.PersistedIndex;
 import io.elastikey.store.elastic.log.DirectorySync;
 import io.elastikey.store.elastic.log.Log;
-import io.elastikey.store.elastic.log.LogScanner;
-import io.elastikey.store.elastic.log.RecordFormat;
+import io.elastikey.store.elastic.log.LogRecovery;
 import io.elastikey.store.elastic.log.Segment;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What happens between opening the files and serving:
+ * What happens between opening the files and serving (steps 1 and 3 read the log: {@link LogRecovery}):
  * <ol>
  *   <li>Check every segment's header. A newest segment too short to hold one was being created
  *       when the process died: it is removed.
@@ -49,7 +48,7 @@ final class Recovery {
         Log log = Log.open(dir, config.segmentSizeBytes(), config.fsyncPolicy(), config.groupCommitIntervalMillis());
         PersistedIndex index = null;
         try {
-            dropHalfCreatedSegment(log);
+            LogRecovery.dropHalfCreatedSegment(log);
             Checkpoint cp = readCheckpoint(dir);
             index = indexUsable(config, log, cp) ? openTrusted(config, cp) : null;
             Checkpoint replayFrom = cp;
@@ -74,23 +73,6 @@ final class Recovery {
             }
             log.close();
             throw e;
-        }
-    }
-
-    private static void dropHalfCreatedSegment(Log log) throws IOException {
-        Segment[] segs = log.segments();
-        for (int i = 0; i < segs.length; i++) {
-            String problem = LogScanner.checkHeader(segs[i]);
-            if (problem == null) {
-                continue;
-            }
-            boolean newest = i == segs.length - 1;
-            if (newest && segs[i].size() <= RecordFormat.SEGMENT_HEADER_SIZE) {
-                LOG.warn("removing {}: created but never written ({})", segs[i], problem);
-                log.removeSegment(segs[i]);
-            } else {
-                throw new StoreException(segs[i] + " in " + log.directory() + " is damaged: " + problem);
-            }
         }
     }
 
@@ -156,41 +138,8 @@ final class Recovery {
 
     /** Applies the log after {@code from} (everything when null); returns the last sequence seen. */
     private static long replay(Log log, PersistedIndex index, Checkpoint from) throws IOException {
-        Segment[] segs = log.segments();
-        long lastSeq = 0;
-        long applied = 0;
-        for (int i = 0; i < segs.length; i++) {
-            Segment seg = segs[i];
-            if (from != null && seg.id() < from.segmentId()) {
-                continue;
-            }
-            long start = from != null && seg.id() == from.segmentId() ? from.offset() : RecordFormat.SEGMENT_HEADER_SIZE;
-            long[] count = {0};
-            LogScanner.Result r = LogScanner.scan(seg, start, rec -> {
-                if (rec.isDelete()) {
-                    index.remove(rec.key());
-                } else {
-                    index.put(rec.key(), rec.segmentId(), (int) rec.offset(), rec.length());
-                }
-                count[0]++;
-            });
-            applied += count[0];
-            lastSeq = Math.max(lastSeq, r.lastSequence());
-            if (!r.clean()) {
-                if (i == segs.length - 1) {
-                    LOG.warn("{}: torn write at offset {} ({}); truncating {} bytes", seg, r.validEnd(), r.problem(),
-                            seg.size() - r.validEnd());
-                    log.truncate(seg, r.validEnd());
-                } else {
-                    LOG.error("{}: damaged at offset {} ({}); records after it in this segment are skipped", seg,
-                            r.validEnd(), r.problem());
-                }
-            }
-        }
-        if (applied > 0) {
-            LOG.info("replayed {} log records into the index", applied);
-        }
-        return lastSeq;
+        return LogRecovery.replay(log, index,
+                from == null ? null : new LogRecovery.Start(from.segmentId(), from.offset()));
     }
 
     private static void countLiveBytes(Log log, PersistedIndex index) {

@@ -42,7 +42,7 @@ public final class KeyServerInitializer extends ChannelInitializer<SocketChannel
         ProtocolNegotiator.Limits limits = new ProtocolNegotiator.Limits(
                 config.maxBodyBytes(), config.maxHeaderBytes(), config.maxStreams(), config.requestRead());
         ProtocolErrorHandler errors = front.errors();
-        channel.pipeline().addLast("alpn", new ProtocolNegotiator(limits, errors,
+        channel.pipeline().addLast("alpn", new ProtocolNegotiator(limits, errors, requestLog,
                 () -> new SkiHttpHandler(service, requestLog, deadline, config.revealDenied(), errors,
                         ticketKeys)));
         channel.pipeline().addLast(ProtocolErrorHandler.NAME, errors);

@@ -4,14 +4,18 @@ import io.elastikey.protocol.ski.SkiError;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpContentException;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -29,11 +33,46 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
  *
  * <p>Over HTTP/2 the stream alone is answered and closed, which resets it: the client stops
  * sending, and the connection's other streams carry on.
+ *
+ * <p>An {@code Expect} header is not answered here either, except with {@code 100 Continue}. Netty's aggregator
+ * would write a bodiless {@code 417} for an expectation it does not know and a bodiless {@code 413} for
+ * {@code 100-continue} with a {@code Content-Length} over the limit, itself, at once: past the SKI handler, so
+ * without the SKI JSON body, without an audit line, and ahead of answers still due to earlier pipelined requests.
+ * Here the first is aggregated like any request and the second goes on as the too-long request above; the SKI
+ * handler answers both, in order.
  */
 final class OversizedRequestAggregator extends HttpObjectAggregator {
 
     OversizedRequestAggregator(int maxBodyBytes) {
         super(maxBodyBytes);
+    }
+
+    /**
+     * Netty's continue response for {@code start}, or {@code null} where the SKI handler answers instead: an
+     * unknown expectation ({@code 417}, {@link SkiHttpHandler}), or {@code 100-continue} with a body over the
+     * limit ({@link #handleOversizedMessage}, {@code 413}). Mirrors the checks of Netty's own in the same order.
+     */
+    @Override
+    protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+        if (hasUnknownExpectation(start)) {
+            return null;
+        }
+        if (HttpUtil.is100ContinueExpected(start) && HttpUtil.getContentLength(start, -1L) > maxContentLength) {
+            return null;
+        }
+        return super.newContinueResponse(start, maxContentLength, pipeline);
+    }
+
+    /**
+     * Whether {@code message} is an HTTP/1.1 (or later) request with an {@code Expect} other than {@code 100-continue},
+     * which is answered {@code 417}: the test Netty's aggregator makes, which {@code HttpUtil} keeps to its package.
+     */
+    static boolean hasUnknownExpectation(HttpMessage message) {
+        if (!(message instanceof HttpRequest) || message.protocolVersion().compareTo(HttpVersion.HTTP_1_1) < 0) {
+            return false;
+        }
+        String expect = message.headers().get(HttpHeaderNames.EXPECT);
+        return expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect);
     }
 
     @Override

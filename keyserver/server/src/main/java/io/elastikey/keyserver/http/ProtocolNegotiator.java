@@ -1,5 +1,6 @@
 package io.elastikey.keyserver.http;
 
+import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.tls.ClientAuthenticationHandler;
 import io.elastikey.protocol.http.RequestReadTimer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
@@ -9,7 +10,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
@@ -35,14 +35,18 @@ final class ProtocolNegotiator extends QuietProtocolNegotiator {
     private final Supplier<SkiHttpHandler> handlers;
 
     private final ProtocolErrorHandler errors;
+    private final RequestLog requestLog;
 
     /** The request-size limits both protocols enforce, and the time a request may take to arrive. */
     record Limits(int maxBodyBytes, int maxHeaderBytes, int maxStreams, Duration requestRead) {
     }
 
-    ProtocolNegotiator(Limits limits, ProtocolErrorHandler errors, Supplier<SkiHttpHandler> handlers) {
+    /** @param requestLog told about the requests answered before they reach a handler (HTTP/2's 431) */
+    ProtocolNegotiator(Limits limits, ProtocolErrorHandler errors, RequestLog requestLog,
+                       Supplier<SkiHttpHandler> handlers) {
         this.limits = limits;
         this.errors = errors;
+        this.requestLog = requestLog;
         this.handlers = handlers;
     }
 
@@ -57,7 +61,8 @@ final class ProtocolNegotiator extends QuietProtocolNegotiator {
             // stream per timed-out request, and under overload that can be every stream it has open.
             String last = ProtocolErrorHandler.NAME;
             pipeline.addBefore(last, "h2-frames", RequestReadTimer.http2Connection(limits.requestRead(), errors));
-            pipeline.addBefore(last, "h2", Http2FrameCodecBuilder.forServer().initialSettings(settings)
+            pipeline.addBefore(last, "h2", SkiHttp2FrameCodec.forServer(errors, requestLog)
+                    .initialSettings(settings)
                     .decoderEnforceMaxRstFramesPerWindow(RST_FRAMES_PER_STREAM * limits.maxStreams(), 10)
                     .build());
             pipeline.addBefore(last, "h2-streams", new Http2MultiplexHandler(

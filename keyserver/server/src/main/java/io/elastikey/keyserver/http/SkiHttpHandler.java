@@ -82,6 +82,12 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return;
         }
         ResponseSequencer.Slot slot = sequencer.reserve(!HttpUtil.isKeepAlive(request));
+        if (OversizedRequestAggregator.hasUnknownExpectation(request)) {
+            // Its body was read whole (OversizedRequestAggregator), so the connection can go on.
+            answerError(ctx, slot, version, HttpResponseStatus.EXPECTATION_FAILED, SkiError.MALFORMED_REQUEST,
+                    caller, null, start);
+            return;
+        }
         if (request.uri().equals(TicketKeySet.PATH)) {
             answerTicketKeys(ctx, slot, version, request, caller);
             return;
@@ -165,14 +171,16 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
      * A request the HTTP codec could not parse (400, 414, 431), or that did not arrive in time (408,
      * {@link io.elastikey.protocol.http.RequestReadTimer}): answer once, then close, since the stream is out of
      * sync. A body over the limit ({@link OversizedRequestAggregator}) is the exception: the aggregator drops the
-     * rest of it, so the connection stays open unless the request asked otherwise.
+     * rest of it, so the connection stays open unless the request asked otherwise, or carried an {@code Expect}
+     * header: a client that expects {@code 100 Continue} and gets {@code 413} may send its body or may not, and the
+     * next request cannot be told from the body's bytes.
      */
     private void rejectUndecodable(ChannelHandlerContext ctx, FullHttpRequest request, Caller caller, long start) {
         Throwable cause = request.decoderResult().cause();
         HttpResponseStatus status = RequestChecks.undecodable(cause);
         boolean close = true;
         if (cause instanceof TooLongHttpContentException) {
-            close = !HttpUtil.isKeepAlive(request);
+            close = !HttpUtil.isKeepAlive(request) || request.headers().contains(HttpHeaderNames.EXPECT);
         } else if (!(cause instanceof RequestReadTimeoutException)) { // the timer has counted that one
             errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
         }

@@ -61,7 +61,8 @@ final class SkiHttpFuzzing {
         ProtocolErrorHandler errors = new ProtocolErrorHandler(kind -> { });
         ProtocolNegotiator negotiator = new ProtocolNegotiator(
                 new ProtocolNegotiator.Limits(MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_STREAMS, Duration.ofSeconds(10)),
-                errors, () -> new SkiHttpHandler(service, (caller, method, spki, error, nanos) -> { },
+                errors, (caller, method, spki, error, nanos) -> { },
+                () -> new SkiHttpHandler(service, (caller, method, spki, error, nanos) -> { },
                         1L << 40, false, errors, TICKET_KEYS));
         channel.pipeline().addLast("alpn", negotiator);
         channel.pipeline().addLast(ProtocolErrorHandler.NAME, errors);

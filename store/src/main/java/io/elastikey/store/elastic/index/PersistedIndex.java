@@ -3,6 +3,7 @@ package io.elastikey.store.elastic.index;
 
 import io.elastikey.store.StoreException;
 import io.elastikey.store.elastic.log.DirectorySync;
+import io.elastikey.store.elastic.log.LogRecovery;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -34,7 +35,7 @@ import net.openhft.chronicle.map.MapSegmentContext;
  * After an unclean shutdown the map is opened with Chronicle's recovery, which releases locks a
  * killed process held and drops half-written entries.
  */
-public final class PersistedIndex implements AutoCloseable {
+public final class PersistedIndex implements AutoCloseable, LogRecovery.Index {
 
     private static final int VALUE_SIZE = 12;
     private static final ThreadLocal<byte[]> VALUE_SCRATCH = ThreadLocal.withInitial(() -> new byte[VALUE_SIZE]);
@@ -107,6 +108,7 @@ public final class PersistedIndex implements AutoCloseable {
         }
     }
 
+    @Override
     public void put(byte[] key, int segmentId, int offset, int length) {
         byte[] v = VALUE_SCRATCH.get();
         writeInt(v, 0, segmentId);
@@ -120,6 +122,7 @@ public final class PersistedIndex implements AutoCloseable {
         }
     }
 
+    @Override
     public void remove(byte[] key) {
         map.remove(key);
     }

@@ -56,7 +56,7 @@ public final class LogScanner {
     /** Scans {@code segment} from {@code from} (at least the header size) to its end. */
     public static Result scan(Segment segment, long from, Visitor visitor) throws IOException {
         long fileSize = segment.channel().size();
-        ChunkReader chunks = new ChunkReader(segment);
+        ChunkReader chunks = new ChunkReader(segment, fileSize - from);
         CRC32C crc = new CRC32C();
         ScannedRecord rec = new ScannedRecord(segment.id());
         long pos = Math.max(from, RecordFormat.SEGMENT_HEADER_SIZE);
@@ -95,12 +95,15 @@ public final class LogScanner {
     /** One cached chunk of the file; records are sliced out of it without copying. */
     private static final class ChunkReader {
         private final Segment segment;
-        private ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK);
+        private ByteBuffer chunk;
         private long chunkStart = -1;
         private int chunkLength;
 
-        ChunkReader(Segment segment) {
+        /** {@code remaining}: the bytes left to scan; a small segment does not get a whole chunk. */
+        ChunkReader(Segment segment, long remaining) {
             this.segment = segment;
+            this.chunk = ByteBuffer.allocateDirect((int) Math.max(RecordFormat.RECORD_HEADER_SIZE,
+                    Math.min(CHUNK, remaining)));
         }
 
         /** {@code need} bytes from file offset {@code pos}, as a buffer indexed from 0. */
