@@ -41,17 +41,33 @@ final class Resizer implements AutoCloseable {
     static final int UNFIT_IN_A_ROW = 256;
 
     private final ElasticStore store;
-    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "elasticstore-resizer");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService worker;
     private volatile ResizeOperation current;
     private volatile long targetBudget;
     private ValueScratch scratch; // the worker thread's, made at its first copy
 
     Resizer(ElasticStore store) {
         this.store = store;
+        boolean idle = store.config().resizeIdlePriority();
+        this.worker = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(idle ? () -> {
+                lowerPriority();
+                r.run();
+            } : r, "elasticstore-resizer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Puts the resizer's thread at the OS's idle priority ({@link IdlePriority}); says so once per thread. */
+    private static void lowerPriority() {
+        IdlePriority.Outcome outcome = IdlePriority.lowerCurrentThread();
+        if (outcome == IdlePriority.Outcome.IDLE) {
+            LOG.debug("resizer thread runs at SCHED_IDLE");
+        } else {
+            LOG.info("resizer thread could not be put at SCHED_IDLE ({}); resizes compete with lookups for cores",
+                    outcome);
+        }
     }
 
     synchronized ResizeOperation resize(long budgetBytes) {
