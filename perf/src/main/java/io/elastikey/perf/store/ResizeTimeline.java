@@ -71,11 +71,11 @@ public final class ResizeTimeline implements Callable<Integer> {
     int keys;
 
     @Option(names = "--low-percent", defaultValue = "10",
-            description = "Budget at the start and after the shrink, % of the values (default: ${DEFAULT-VALUE}).")
+            description = "Budget at the start and after the shrink, %% of the values (default: ${DEFAULT-VALUE}).")
     int lowPercent;
 
     @Option(names = "--high-percent", defaultValue = "100",
-            description = "Budget after the grow, % of the values (default: ${DEFAULT-VALUE}).")
+            description = "Budget after the grow, %% of the values (default: ${DEFAULT-VALUE}).")
     int highPercent;
 
     @Option(names = "--threads", defaultValue = "2", description = "Lookup workers (default: ${DEFAULT-VALUE}).")
@@ -87,7 +87,7 @@ public final class ResizeTimeline implements Callable<Integer> {
     int peakSeconds;
 
     @Option(names = "--load-percent", defaultValue = "70",
-            description = "Open-loop rate as % of the measured peak (default: ${DEFAULT-VALUE}).")
+            description = "Open-loop rate as %% of the measured peak (default: ${DEFAULT-VALUE}).")
     int loadPercent;
 
     @Option(names = "--rate", defaultValue = "0",

@@ -5,8 +5,6 @@ import io.elastikey.store.CorruptRecordException;
 import io.elastikey.store.elastic.ElasticStore.Tiers;
 import io.elastikey.store.elastic.hot.HotTier;
 import io.elastikey.store.elastic.log.RecordFormat;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -143,27 +141,39 @@ final class Resizer implements AutoCloseable {
         store.epochs.synchronize();
     }
 
+    /**
+     * Copies the old tier's entries, most frequent first under FREQUENCY: the same frequency threshold as a fill
+     * from disk ({@link #frequencyThreshold}), over the old tier's keys, then the keys above it, then the others in
+     * admission order while room remains. A sort of a million keys by frequency would allocate tens of megabytes
+     * (boxed indexes, a copy of the key array) that stay alive through the young collections it triggers.
+     */
     private void carryOver(ResizeOperation op, HotTier old, HotTier next) {
-        byte[][] keys = old.keysInRingOrder();
-        if (store.sketch != null) {
-            int[] freq = new int[keys.length];
-            Integer[] order = new Integer[keys.length];
-            for (int i = 0; i < keys.length; i++) {
-                freq[i] = store.frequency(keys[i]);
-                order[i] = i;
-            }
-            Arrays.sort(order, Comparator.comparingInt((Integer i) -> -freq[i]));
-            byte[][] sorted = new byte[keys.length][];
-            for (int i = 0; i < keys.length; i++) {
-                sorted[i] = keys[order[i]];
-            }
-            keys = sorted;
+        byte[][] keys = old.keysInRingOrder(); // the ring's own key arrays: one reference array is allocated
+        if (store.sketch == null) {
+            copyAll(op, keys, next, f -> true);
+            return;
         }
+        long[] costAt = new long[16];
+        for (byte[] key : keys) {
+            checkCancelled(op);
+            int length = old.valueLengthOf(key);
+            if (length >= 0) {
+                costAt[store.frequency(key)] += HotTier.cost(key.length, length);
+            }
+        }
+        int threshold = threshold(costAt, next.budgetBytes() - next.usedBytes());
+        copyAll(op, keys, next, f -> f > threshold);
+        copyAll(op, keys, next, f -> f <= threshold);
+    }
+
+    private void copyAll(ResizeOperation op, byte[][] keys, HotTier next, java.util.function.IntPredicate wanted) {
         for (byte[] key : keys) {
             if (full(next)) {
                 return;
             }
-            copy(op, key, next);
+            if (wanted.test(store.frequency(key))) {
+                copy(op, key, next);
+            }
         }
     }
 
@@ -186,12 +196,16 @@ final class Resizer implements AutoCloseable {
      */
     private int frequencyThreshold(ResizeOperation op, HotTier next) {
         long[] costAt = new long[16];
-        store.index.forEach((key, loc) -> {
+        store.index.forEachReusingKeys((key, loc) -> {
             checkCancelled(op);
             op.scanned();
             costAt[store.frequency(key)] += HotTier.cost(key.length, valueLength(key, loc.length));
-        });
-        long room = next.budgetBytes() - next.usedBytes();
+        }, () -> false);
+        return threshold(costAt, next.budgetBytes() - next.usedBytes());
+    }
+
+    /** The threshold of {@link #frequencyThreshold} from the cost of the keys at each frequency. */
+    private static int threshold(long[] costAt, long room) {
         long sum = 0;
         for (int f = 15; f > 0; f--) {
             sum += costAt[f];
@@ -209,7 +223,7 @@ final class Resizer implements AutoCloseable {
      */
     private void walk(ResizeOperation op, HotTier next, java.util.function.IntPredicate wanted) {
         int[] unfitInARow = {0};
-        store.index.forEach((key, loc) -> {
+        store.index.forEachReusingKeys((key, loc) -> { // the key array is reused: copy() must not keep it
             if (unfitInARow[0] >= UNFIT_IN_A_ROW) {
                 return; // finishing the segment at hand
             }

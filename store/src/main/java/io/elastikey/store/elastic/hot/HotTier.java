@@ -212,15 +212,16 @@ public final class HotTier implements AutoCloseable {
 
     /** Every key in the tier, oldest admission first: a snapshot (stale ring entries are dropped). */
     public synchronized byte[][] keysInRingOrder() {
-        ArrayDeque<byte[]> live = new ArrayDeque<>();
-        for (byte[] k : ring) {
-            if (containsLocked(k)) {
-                live.add(k);
-            }
+        if (table == null) {
+            return new byte[0][];
         }
-        ring.clear();
-        ring.addAll(live);
-        return live.toArray(new byte[0][]);
+        ring.removeIf(k -> !containsLocked(k));
+        return ring.toArray(new byte[0][]);
+    }
+
+    /** The length of the key's value in the tier, or -1 (takes the tier's monitor: not for the lookup path). */
+    public synchronized int valueLengthOf(byte[] key) {
+        return table == null ? -1 : table.valueLength(key, KeyHash.hash64(key));
     }
 
     private boolean evictOneLessFrequentThan(ToIntFunction<byte[]> frequencyOf, int frequency, byte[] candidate) {
