@@ -32,7 +32,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
+import org.HdrHistogram.SingleWriterRecorder;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -118,6 +118,11 @@ public final class ResizeTimeline implements Callable<Integer> {
             description = "Run the resizer at the OS's idle priority (default: ${DEFAULT-VALUE}).")
     boolean resizeIdlePriority;
 
+    @Option(names = "--warm-page-cache", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Read the dataset's files once first, so that misses read the page cache, not the disk, "
+                    + "in every run alike (default: ${DEFAULT-VALUE}).")
+    boolean warmPageCache;
+
     @Option(names = "--policy", defaultValue = "FREQUENCY",
             description = "Residency policy: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     ResidencyPolicy policy;
@@ -146,6 +151,9 @@ public final class ResizeTimeline implements Callable<Integer> {
         LogLevels.set("io.elastikey.store.elastic.Resizer", "INFO"); // one line per resize
         Files.createDirectories(out);
         BenchmarkDataset data = BenchmarkDataset.of(keys).ensureBuilt(console);
+        if (warmPageCache) {
+            warmPageCache(data.directory());
+        }
         ElasticStoreConfig.Builder config = data.config().residencyPolicy(policy).recordLatency(false)
                 .resizeIdlePriority(resizeIdlePriority);
         if (resizeDuty > 0) {
@@ -181,6 +189,27 @@ public final class ResizeTimeline implements Callable<Integer> {
                         + "resizer at %s priority, duty cycle %s", lowPercent, highPercent, lowPercent, keys,
                 loadPercent, threads, resizeIdlePriority ? "idle" : "normal",
                 resizeDuty > 0 ? Double.toString(resizeDuty) : "default");
+    }
+
+    /**
+     * Reads every file of the dataset once. A miss then costs a read from the page cache: what a resize competes with
+     * is the lookups' CPU, the same in every run, rather than whatever part of 4 GB the disk cache happened to hold.
+     */
+    private void warmPageCache(Path directory) throws IOException {
+        long t0 = System.nanoTime();
+        long bytes = 0;
+        ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+        try (var files = Files.list(directory)) {
+            for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+                try (var channel = java.nio.channels.FileChannel.open(file)) {
+                    for (int n = channel.read(buffer.clear()); n >= 0; n = channel.read(buffer.clear())) {
+                        bytes += n;
+                    }
+                }
+            }
+        }
+        console.printf("page cache: read %,d MB of %s in %.1f s%n", bytes >> 20, directory,
+                (System.nanoTime() - t0) / 1e9);
     }
 
     /** Gets back to back on every worker: {@code peakSeconds} unmeasured, then {@code peakSeconds} counted. */
@@ -222,11 +251,14 @@ public final class ResizeTimeline implements Callable<Integer> {
         OpenLoopSchedule schedule = new OpenLoopSchedule(
                 new LoadSteps(List.of(new LoadSteps.Step(openRate, warmupSeconds + maxSeconds))), threads);
         long timelineStart = schedule.startNanos() + TimeUnit.SECONDS.toNanos(warmupSeconds);
-        Phases phases = new Phases();
-        Recorder recorder = new Recorder(HIGHEST_NANOS, 3);
+        Phases phases = new Phases(threads);
+        // One recorder and one set of phase histograms per worker: at a quarter of a million gets a second, a shared
+        // one was a contended lock or atomic on every request, a cost of the harness, not of the store.
+        SingleWriterRecorder[] recorders = new SingleWriterRecorder[threads];
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            Thread w = new Thread(worker(store, schedule, timelineStart, recorder, phases, t),
+            recorders[t] = new SingleWriterRecorder(HIGHEST_NANOS, 3);
+            Thread w = new Thread(worker(store, schedule, timelineStart, recorders[t], phases, t),
                     "resize-timeline-worker-" + t);
             workers.add(w);
             w.start();
@@ -240,15 +272,24 @@ public final class ResizeTimeline implements Callable<Integer> {
         Sampler sampler = new Sampler(store);
         ResizeOperation running = null;
         long settledAt = Long.MAX_VALUE;
-        Histogram interval = null;
+        Histogram interval = new Histogram(HIGHEST_NANOS, 3);
+        Histogram[] perWorker = new Histogram[threads];
         try (TimelineCsv csv = new TimelineCsv(Files.newBufferedWriter(out.resolve("resize-timeline.csv")), HEADER)) {
             sleepUntil(timelineStart);
             sampler.sample(null);
-            recorder.reset();
+            for (SingleWriterRecorder r : recorders) {
+                r.reset();
+            }
             for (int second = 1; second <= maxSeconds; second++) {
                 sleepUntil(timelineStart + TimeUnit.SECONDS.toNanos(second));
-                interval = recorder.getIntervalHistogram(interval);
-                csv.row(sampler.row(second, interval, running));
+                interval.reset();
+                for (int t = 0; t < threads; t++) {
+                    perWorker[t] = recorders[t].getIntervalHistogram(perWorker[t]);
+                    interval.add(perWorker[t]);
+                }
+                double[] row = sampler.row(second, interval, running);
+                csv.row(row);
+                console.println(TimelineCsv.format(row));
                 if (running != null && running.completion().isDone()) {
                     console.printf("%s%n", running);
                     settledAt = second + settleSeconds;
@@ -276,7 +317,8 @@ public final class ResizeTimeline implements Callable<Integer> {
         return phases;
     }
 
-    private Runnable worker(ElasticStore store, OpenLoopSchedule schedule, long timelineStart, Recorder recorder,
+    private Runnable worker(ElasticStore store, OpenLoopSchedule schedule, long timelineStart,
+                            SingleWriterRecorder recorder,
                             Phases phases, int n) {
         return () -> {
             SplittableRandom random = new SplittableRandom(1000 + n);
@@ -291,7 +333,7 @@ public final class ResizeTimeline implements Callable<Integer> {
                     long latency = Math.min(HIGHEST_NANOS, Math.max(0, System.nanoTime() - intended));
                     if (intended - timelineStart >= 0) {
                         recorder.recordValue(latency);
-                        phases.record(intended, latency);
+                        phases.record(n, intended, latency);
                     }
                 }
             } catch (InterruptedException e) {
@@ -374,22 +416,26 @@ public final class ResizeTimeline implements Callable<Integer> {
 
     /**
      * Latency by the phase each request was due in: before the grow, during it, between the two resizes, during the
-     * shrink, after it. Boundaries are set by the timeline thread; workers read them.
+     * shrink, after it. Boundaries are set by the timeline thread and the resizer's completion; workers read them and
+     * record into histograms of their own, merged by {@link #report} once they have stopped.
      */
     static final class Phases {
         private final long[] boundaries = {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
         private volatile int set;
-        private final Histogram[] histograms = new Histogram[PHASES.length];
+        private final Histogram[][] histograms;
 
-        Phases() {
-            for (int p = 0; p < histograms.length; p++) {
-                histograms[p] = new Histogram(HIGHEST_NANOS, 3);
+        Phases(int workers) {
+            histograms = new Histogram[workers][PHASES.length];
+            for (Histogram[] worker : histograms) {
+                for (int p = 0; p < PHASES.length; p++) {
+                    worker[p] = new Histogram(HIGHEST_NANOS, 3);
+                }
             }
         }
 
-        void started(long nanos) {
+        synchronized void started(long nanos) {
             boundaries[set] = nanos;
-            set++; // volatile write publishes the boundary
+            set++; // the volatile write publishes the boundary
         }
 
         void ended(long nanos) {
@@ -409,22 +455,26 @@ public final class ResizeTimeline implements Callable<Integer> {
             return p;
         }
 
-        void record(long intended, long latency) {
-            Histogram h = histograms[of(intended)];
-            synchronized (h) {
-                h.recordValue(latency);
+        /** Called by worker {@code worker} only. */
+        void record(int worker, long intended, long latency) {
+            histograms[worker][of(intended)].recordValue(latency);
+        }
+
+        /** After the workers stopped. */
+        Histogram merged(int phase) {
+            Histogram h = new Histogram(HIGHEST_NANOS, 3);
+            for (Histogram[] worker : histograms) {
+                h.add(worker[phase]);
             }
+            return h;
         }
 
         void report(PrintStream out) {
             out.printf("%n%-14s %10s %9s %9s %9s %9s  (us, from intended start)%n", "phase", "count", "p50", "p99",
                     "p99.9", "max");
             for (int p = 0; p < PHASES.length; p++) {
-                Histogram h = histograms[p];
-                synchronized (h) {
-                    if (h.getTotalCount() == 0) {
-                        continue;
-                    }
+                Histogram h = merged(p);
+                if (h.getTotalCount() > 0) {
                     out.printf("%-14s %,10d %,9.1f %,9.1f %,9.1f %,9.1f%n", PHASES[p], h.getTotalCount(),
                             h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
                             h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3);

@@ -58,6 +58,28 @@ class FrequencyResidencyTest {
     }
 
     @Test
+    void aGrowThatHoldsEverythingLoadsEveryEntryWhileLookupsKeepChangingFrequencies() throws Exception {
+        try (ElasticStore store = open(ResidencyPolicy.FREQUENCY, "moving-frequencies")) {
+            readSkewed(store, new Random(5));
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread reader = new Thread(() -> { // every key's count rises while the fill walks the index
+                Random rnd = new Random(6);
+                while (!stop.get()) {
+                    store.get(key(rnd.nextInt(KEYS)));
+                }
+            });
+            reader.start();
+            try {
+                scaleTo(store, 4 * KEYS * HotTier.cost(key(0).length, VALUE_SIZE));
+            } finally {
+                stop.set(true);
+                reader.join();
+            }
+            assertThat(store.stats().memoryEntries()).isEqualTo(KEYS);
+        }
+    }
+
+    @Test
     void sequentialGetsAClearlyLowerHotHitRatioThanFrequency() throws Exception {
         double[] ratio = new double[2];
         for (ResidencyPolicy policy : ResidencyPolicy.values()) {
