@@ -480,6 +480,17 @@ public final class ResizeTimeline implements Callable<Integer> {
                             h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3);
                 }
             }
+            Histogram before = merged(0);
+            if (before.getTotalCount() == 0) {
+                return;
+            }
+            double p99 = before.getValueAtPercentile(99);
+            long max = 0;
+            for (int p = 0; p < PHASES.length; p++) {
+                max = Math.max(max, merged(p).getMaxValue());
+            }
+            out.printf("p99 during the grow %.2fx, during the shrink %.2fx the p99 before; max of the timeline %.2f ms%n",
+                    merged(1).getValueAtPercentile(99) / p99, merged(3).getValueAtPercentile(99) / p99, max / 1e6);
         }
     }
 }

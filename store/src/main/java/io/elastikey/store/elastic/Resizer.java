@@ -148,30 +148,36 @@ final class Resizer implements AutoCloseable {
      * (boxed indexes, a copy of the key array) that stay alive through the young collections it triggers.
      */
     private void carryOver(ResizeOperation op, HotTier old, HotTier next) {
-        byte[][] keys = old.keysInRingOrder(); // the ring's own key arrays: one reference array is allocated
+        long[] hashes = old.hashesInRingOrder(); // one array of longs; keys are read back one at a time
         if (store.sketch == null) {
-            copyAll(op, keys, next, f -> true);
+            copyAll(op, old, hashes, next, f -> true);
             return;
         }
         long[] costAt = new long[16];
-        for (byte[] key : keys) {
+        for (long hash : hashes) {
             checkCancelled(op);
-            int length = old.valueLengthOf(key);
-            if (length >= 0) {
-                costAt[store.frequency(key)] += HotTier.cost(key.length, length);
+            int length = old.valueLengthOf(hash);
+            byte[] key = length < 0 ? null : old.keyOf(hash);
+            if (key != null) {
+                costAt[store.sketch.frequency(hash)] += HotTier.cost(key.length, length);
             }
         }
         int threshold = threshold(costAt, next.budgetBytes() - next.usedBytes());
-        copyAll(op, keys, next, f -> f > threshold);
-        copyAll(op, keys, next, f -> true); // what still fits; see loadFromDisk for why not f <= threshold
+        copyAll(op, old, hashes, next, f -> f > threshold);
+        copyAll(op, old, hashes, next, f -> true); // what still fits; see loadFromDisk for why not f <= threshold
     }
 
-    private void copyAll(ResizeOperation op, byte[][] keys, HotTier next, java.util.function.IntPredicate wanted) {
-        for (byte[] key : keys) {
+    private void copyAll(ResizeOperation op, HotTier old, long[] hashes, HotTier next,
+                         java.util.function.IntPredicate wanted) {
+        for (long hash : hashes) {
             if (full(next)) {
                 return;
             }
-            if (wanted.test(store.frequency(key)) && !next.contains(key)) {
+            if (store.sketch != null && !wanted.test(store.sketch.frequency(hash))) {
+                continue;
+            }
+            byte[] key = old.keyOf(hash); // null: removed by a write since
+            if (key != null && !next.contains(key)) {
                 copy(op, key, next);
             }
         }
