@@ -159,6 +159,7 @@ public final class ResizeTimeline implements Callable<Integer> {
         if (resizeDuty > 0) {
             config.resizeDutyCycle(resizeDuty);
         }
+        String title;
         try (ElasticStore store = ElasticStore.open(config.build())) {
             data.check(store);
             ResizeOperation op = BenchmarkDataset.resize(store, data.budgetForPercent(lowPercent), console);
@@ -173,22 +174,23 @@ public final class ResizeTimeline implements Callable<Integer> {
             }
             Phases phases = timeline(store, data, openRate);
             phases.report(console);
+            title = title(openRate);
         }
         Path csv = out.resolve("resize-timeline.csv");
         Path png = out.resolve("resize-timeline.png");
-        TimelineChart.render(csv, title(), png, Map.of("hit_ratio", TimelineChart.Scale.FIT,
+        TimelineChart.render(csv, title, png, Map.of("hit_ratio", TimelineChart.Scale.FIT,
                 "p50_ms", TimelineChart.Scale.LOG, "p99_ms", TimelineChart.Scale.LOG,
                 "max_ms", TimelineChart.Scale.LOG));
         console.printf("wrote %s and %s%n", csv, png);
         return 0;
     }
 
-    String title() {
-        return String.format(Locale.ROOT, "ElasticStore lookups while the budget goes %d%% -> %d%% -> %d%%: %,d keys "
-                        + "x 4 KB, open-loop gets at %d%% of the closed-loop peak, %d workers, uniform keys\n"
-                        + "resizer at %s priority, duty cycle %s", lowPercent, highPercent, lowPercent, keys,
-                loadPercent, threads, resizeIdlePriority ? "idle" : "normal",
-                resizeDuty > 0 ? Double.toString(resizeDuty) : "default");
+    String title(int openRate) {
+        return String.format(Locale.ROOT, "ElasticStore lookups while the budget goes %d%% -> %d%% -> %d%% of %,d keys "
+                        + "x 4 KB\nopen loop at %,d gets/s (%s), %d workers, uniform keys; resizer at %s priority, "
+                        + "duty cycle %s", lowPercent, highPercent, lowPercent, keys, openRate,
+                rate > 0 ? "--rate" : loadPercent + "% of the closed-loop peak", threads,
+                resizeIdlePriority ? "idle" : "normal", resizeDuty > 0 ? Double.toString(resizeDuty) : "default");
     }
 
     /**
