@@ -43,9 +43,10 @@ public final class OffHeap {
 
     /**
      * {@code bytes} of zeroed native memory. Zeroed in steps of {@value #ZEROING_STEP} bytes: {@code setMemory} runs in
-     * the VM, where no safepoint can stop it, and a resize's slot array (32 MB at a million entries, every page
-     * faulted in for the first time) in one call held up each garbage collection that came meanwhile, and with it
-     * every lookup thread.
+     * the VM, where no safepoint can stop it, so a resize's slot array (32 MB at a million entries, every page
+     * faulted in for the first time) in one call would hold up a garbage collection requested meanwhile, and with
+     * it every lookup thread, for as long as the zeroing takes. (A precaution: no such wait was caught in the
+     * safepoint logs of the runs in docs/benchmarks.md.)
      */
     static long allocateZeroed(long bytes) {
         long address = allocate(bytes);
