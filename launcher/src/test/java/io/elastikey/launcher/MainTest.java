@@ -51,7 +51,7 @@ class MainTest {
         assertThat(run("keys", "--help").out()).contains("import", "generate", "export-public");
         assertThat(run("loadgen", "keylist", "--help").out()).contains("--from", "--out", "--type");
         assertThat(run("loadgen", "resize", "--help").out()).contains("--low-percent", "--load-percent",
-                "--no-resize-idle-priority").doesNotContain("WARN");
+                "resize-idle-priority").doesNotContain("WARN");
         assertThat(run("bench", "ski-scale", "--help").out()).contains("--quick", "--keys", "--open-duration");
     }
 
