@@ -16,6 +16,7 @@ import io.elastikey.perf.handshake.LocalKeyEdgeCommand;
 import io.elastikey.perf.ski.KeyListCommand;
 import io.elastikey.perf.ski.SkiLoadGenerator;
 import io.elastikey.perf.store.OpenLoopGet;
+import io.elastikey.perf.store.ResizeTimeline;
 import io.elastikey.resp.cli.StoreCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -48,6 +49,7 @@ public final class Main implements Runnable {
                 .addSubcommand("store", new OpenLoopGet())
                 .addSubcommand("resp", new io.elastikey.perf.resp.RespOpenLoopGet())
                 .addSubcommand("governor", new GovernorTimeline())
+                .addSubcommand("resize", new ResizeTimeline())
                 .addSubcommand("ski", new SkiLoadGenerator())
                 .addSubcommand("keyless", new SkiLoadGenerator(SkiLoadGenerator.Protocol.KEYLESS))
                 .addSubcommand("keylist", new KeyListCommand())

@@ -50,6 +50,8 @@ class MainTest {
         assertThat(run("loadgen", "ski", "--help").out()).contains("--target", "--rate", "--verify-sample");
         assertThat(run("keys", "--help").out()).contains("import", "generate", "export-public");
         assertThat(run("loadgen", "keylist", "--help").out()).contains("--from", "--out", "--type");
+        assertThat(run("loadgen", "resize", "--help").out()).contains("--low-percent", "--load-percent",
+                "resize-idle-priority").doesNotContain("WARN");
         assertThat(run("bench", "ski-scale", "--help").out()).contains("--quick", "--keys", "--open-duration");
     }
 

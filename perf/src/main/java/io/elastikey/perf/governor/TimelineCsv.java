@@ -13,12 +13,12 @@ import java.util.Locale;
  * with up to three, and {@code NaN} (nothing measured that second) is an empty cell. Each row is flushed, so a run
  * stopped early leaves every finished second on disk. Not thread-safe.
  */
-final class TimelineCsv implements Closeable {
+public final class TimelineCsv implements Closeable {
 
     private final Writer out;
     private final int columns;
 
-    TimelineCsv(Writer out, List<String> header) throws IOException {
+    public TimelineCsv(Writer out, List<String> header) throws IOException {
         if (header.size() < 2) {
             throw new IllegalArgumentException("a time column and at least one series");
         }
@@ -35,7 +35,7 @@ final class TimelineCsv implements Closeable {
     }
 
     /** One row: exactly one value per column. */
-    void row(double... values) throws IOException {
+    public void row(double... values) throws IOException {
         if (values.length != columns) {
             throw new IllegalArgumentException(values.length + " values for " + columns + " columns");
         }
@@ -44,7 +44,7 @@ final class TimelineCsv implements Closeable {
         out.flush();
     }
 
-    static String format(double... values) {
+    public static String format(double... values) {
         StringBuilder b = new StringBuilder();
         for (int c = 0; c < values.length; c++) {
             if (c > 0) {

@@ -23,6 +23,7 @@ public final class OpenLoopSchedule implements Runnable {
     private final long startNanos = System.nanoTime() + LEAD_NANOS;
     private final Semaphore due = new Semaphore(0);
     private final AtomicLong claimed = new AtomicLong();
+    private volatile boolean stopped;
 
     public OpenLoopSchedule(LoadSteps steps, int workers) {
         this.steps = steps;
@@ -43,13 +44,13 @@ public final class OpenLoopSchedule implements Runnable {
     public void run() {
         long total = steps.totalRequests();
         long released = 0;
-        while (released < total) {
+        while (released < total && !stopped) {
             long dueNow = steps.dueBy(System.nanoTime() - startNanos);
             if (dueNow > released) {
                 due.release((int) Math.min(Integer.MAX_VALUE, dueNow - released));
                 released = dueNow;
             }
-            if (released < total) {
+            if (released < total && !stopped) {
                 long wait = intendedStart(released) - System.nanoTime();
                 if (wait > 0) {
                     LockSupport.parkNanos(wait);
@@ -59,10 +60,23 @@ public final class OpenLoopSchedule implements Runnable {
         due.release(workers);
     }
 
-    /** The next request number once it is due, or -1 when the schedule is over. */
+    /** The next request number once it is due, or -1 when the schedule is over or {@link #stop stopped}. */
     public long next() throws InterruptedException {
         due.acquire();
+        if (stopped) {
+            due.release(); // every other worker waiting gets its end too
+            return -1;
+        }
         long i = claimed.getAndIncrement();
         return i < steps.totalRequests() ? i : -1;
+    }
+
+    /**
+     * Ends the schedule early, for a run whose length depends on what it measures (a resize that takes as long as it
+     * takes): no request is released after this, and every worker's {@link #next} returns -1 from now on.
+     */
+    public void stop() {
+        stopped = true;
+        due.release(workers);
     }
 }

@@ -43,4 +43,39 @@ class OpenLoopScheduleTest {
         assertThat(taken).hasSize(400).doesNotHaveDuplicates().allSatisfy(i -> assertThat(i).isBetween(0L, 399L));
         assertThat(early).isEmpty();
     }
+
+    @Test
+    void stopEndsTheSchedulerAndEveryWorkerBeforeTheLastStep() throws Exception {
+        OpenLoopSchedule schedule = new OpenLoopSchedule(LoadSteps.parse("100x3600"), 2);
+        ConcurrentLinkedQueue<Long> taken = new ConcurrentLinkedQueue<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            Thread t = new Thread(() -> {
+                try {
+                    for (long i = schedule.next(); i >= 0; i = schedule.next()) {
+                        taken.add(i);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        Thread scheduler = new Thread(schedule);
+        scheduler.start();
+        while (taken.size() < 5) {
+            Thread.sleep(10);
+        }
+        schedule.stop();
+        scheduler.join(10_000);
+        for (Thread t : threads) {
+            t.join(10_000);
+        }
+
+        assertThat(scheduler.isAlive()).isFalse();
+        assertThat(threads).noneMatch(Thread::isAlive);
+        assertThat(taken).doesNotHaveDuplicates().hasSizeLessThan(360_000);
+        assertThat(schedule.next()).isEqualTo(-1);
+    }
 }

@@ -29,6 +29,7 @@ public final class ElasticStoreConfig {
     private final boolean recordLatency;
     private final double resizeDutyCycle;
     private final boolean loadOnOpen;
+    private final boolean resizeIdlePriority;
 
     private ElasticStoreConfig(Builder b) {
         this.directory = b.directory;
@@ -48,6 +49,7 @@ public final class ElasticStoreConfig {
         this.recordLatency = b.recordLatency;
         this.resizeDutyCycle = b.resizeDutyCycle;
         this.loadOnOpen = b.loadOnOpen;
+        this.resizeIdlePriority = b.resizeIdlePriority;
     }
 
     public static Builder builder(Path directory) {
@@ -73,6 +75,7 @@ public final class ElasticStoreConfig {
         b.recordLatency = recordLatency;
         b.resizeDutyCycle = resizeDutyCycle;
         b.loadOnOpen = loadOnOpen;
+        b.resizeIdlePriority = resizeIdlePriority;
         return b;
     }
 
@@ -93,6 +96,7 @@ public final class ElasticStoreConfig {
     public boolean recordLatency() { return recordLatency; }
     public double resizeDutyCycle() { return resizeDutyCycle; }
     public boolean loadOnOpen() { return loadOnOpen; }
+    public boolean resizeIdlePriority() { return resizeIdlePriority; }
 
     @Override
     public String toString() {
@@ -105,7 +109,8 @@ public final class ElasticStoreConfig {
                 + ", compactionGarbageRatio=" + compactionGarbageRatio
                 + ", compactionIntervalMillis=" + compactionIntervalMillis
                 + ", checkpointIntervalMillis=" + checkpointIntervalMillis
-                + ", resizeDutyCycle=" + resizeDutyCycle + ", loadOnOpen=" + loadOnOpen + "}";
+                + ", resizeDutyCycle=" + resizeDutyCycle + ", loadOnOpen=" + loadOnOpen
+                + ", resizeIdlePriority=" + resizeIdlePriority + "}";
     }
 
     /** Defaults work for a million 4 KB keys; every setter's javadoc gives its default. */
@@ -127,6 +132,7 @@ public final class ElasticStoreConfig {
         private boolean recordLatency = true;
         private double resizeDutyCycle = 0.5;
         private boolean loadOnOpen = true;
+        private boolean resizeIdlePriority = true;
 
         private Builder(Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -195,6 +201,14 @@ public final class ElasticStoreConfig {
          * front leaves few reads to. Default true.
          */
         public Builder loadOnOpen(boolean v) { loadOnOpen = v; return this; }
+
+        /**
+         * Whether the resizer's thread runs at the operating system's idle priority (Linux {@code SCHED_IDLE}): it
+         * then gets a core only when no thread of normal priority wants one, and a lookup that wakes up takes the
+         * core from it at once instead of waiting for the scheduler's next tick. On by default; where the call is
+         * not possible the thread keeps its priority and the store logs it once (docs/store.md).
+         */
+        public Builder resizeIdlePriority(boolean v) { resizeIdlePriority = v; return this; }
 
         public ElasticStoreConfig build() {
             require(memoryBudgetBytes >= 0, "memoryBudgetBytes must be >= 0, was " + memoryBudgetBytes);

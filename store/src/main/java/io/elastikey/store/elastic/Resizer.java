@@ -5,8 +5,6 @@ import io.elastikey.store.CorruptRecordException;
 import io.elastikey.store.elastic.ElasticStore.Tiers;
 import io.elastikey.store.elastic.hot.HotTier;
 import io.elastikey.store.elastic.log.RecordFormat;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -41,17 +39,33 @@ final class Resizer implements AutoCloseable {
     static final int UNFIT_IN_A_ROW = 256;
 
     private final ElasticStore store;
-    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "elasticstore-resizer");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService worker;
     private volatile ResizeOperation current;
     private volatile long targetBudget;
     private ValueScratch scratch; // the worker thread's, made at its first copy
 
     Resizer(ElasticStore store) {
         this.store = store;
+        boolean idle = store.config().resizeIdlePriority();
+        this.worker = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(idle ? () -> {
+                lowerPriority();
+                r.run();
+            } : r, "elasticstore-resizer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Puts the resizer's thread at the OS's idle priority ({@link IdlePriority}); says so once per thread. */
+    private static void lowerPriority() {
+        IdlePriority.Outcome outcome = IdlePriority.lowerCurrentThread();
+        if (outcome == IdlePriority.Outcome.IDLE) {
+            LOG.debug("resizer thread runs at SCHED_IDLE");
+        } else {
+            LOG.info("resizer thread could not be put at SCHED_IDLE ({}); resizes compete with lookups for cores",
+                    outcome);
+        }
     }
 
     synchronized ResizeOperation resize(long budgetBytes) {
@@ -127,27 +141,45 @@ final class Resizer implements AutoCloseable {
         store.epochs.synchronize();
     }
 
+    /**
+     * Copies the old tier's entries, most frequent first under FREQUENCY: the same frequency threshold as a fill
+     * from disk ({@link #frequencyThreshold}), over the old tier's keys, then the keys above it, then the others in
+     * admission order while room remains. A sort of a million keys by frequency would allocate tens of megabytes
+     * (boxed indexes, a copy of the key array) that stay alive through the young collections it triggers.
+     */
     private void carryOver(ResizeOperation op, HotTier old, HotTier next) {
-        byte[][] keys = old.keysInRingOrder();
-        if (store.sketch != null) {
-            int[] freq = new int[keys.length];
-            Integer[] order = new Integer[keys.length];
-            for (int i = 0; i < keys.length; i++) {
-                freq[i] = store.frequency(keys[i]);
-                order[i] = i;
-            }
-            Arrays.sort(order, Comparator.comparingInt((Integer i) -> -freq[i]));
-            byte[][] sorted = new byte[keys.length][];
-            for (int i = 0; i < keys.length; i++) {
-                sorted[i] = keys[order[i]];
-            }
-            keys = sorted;
+        long[] hashes = old.hashesInRingOrder(); // one array of longs; keys are read back one at a time
+        if (store.sketch == null) {
+            copyAll(op, old, hashes, next, f -> true);
+            return;
         }
-        for (byte[] key : keys) {
+        long[] costAt = new long[16];
+        for (long hash : hashes) {
+            checkCancelled(op);
+            int length = old.valueLengthOf(hash);
+            byte[] key = length < 0 ? null : old.keyOf(hash);
+            if (key != null) {
+                costAt[store.sketch.frequency(hash)] += HotTier.cost(key.length, length);
+            }
+        }
+        int threshold = threshold(costAt, next.budgetBytes() - next.usedBytes());
+        copyAll(op, old, hashes, next, f -> f > threshold);
+        copyAll(op, old, hashes, next, f -> true); // what still fits; see loadFromDisk for why not f <= threshold
+    }
+
+    private void copyAll(ResizeOperation op, HotTier old, long[] hashes, HotTier next,
+                         java.util.function.IntPredicate wanted) {
+        for (long hash : hashes) {
             if (full(next)) {
                 return;
             }
-            copy(op, key, next);
+            if (store.sketch != null && !wanted.test(store.sketch.frequency(hash))) {
+                continue;
+            }
+            byte[] key = old.keyOf(hash); // null: removed by a write since
+            if (key != null && !next.contains(key)) {
+                copy(op, key, next);
+            }
         }
     }
 
@@ -161,7 +193,10 @@ final class Resizer implements AutoCloseable {
         }
         int threshold = frequencyThreshold(op, next);
         walk(op, next, f -> f > threshold);
-        walk(op, next, f -> f <= threshold); // what still fits, in index order
+        // What still fits, in index order: every key not loaded yet, not "f <= threshold". Lookups go on counting
+        // during the first walk, so a key below the threshold then may be above it now: with "f <= threshold" both
+        // walks skipped it (a 10% -> 100% grow under load left 234,000 of a million keys on disk).
+        walk(op, next, f -> true);
     }
 
     /**
@@ -170,12 +205,16 @@ final class Resizer implements AutoCloseable {
      */
     private int frequencyThreshold(ResizeOperation op, HotTier next) {
         long[] costAt = new long[16];
-        store.index.forEach((key, loc) -> {
+        store.index.forEachReusingKeys((key, loc) -> {
             checkCancelled(op);
             op.scanned();
             costAt[store.frequency(key)] += HotTier.cost(key.length, valueLength(key, loc.length));
-        });
-        long room = next.budgetBytes() - next.usedBytes();
+        }, () -> false);
+        return threshold(costAt, next.budgetBytes() - next.usedBytes());
+    }
+
+    /** The threshold of {@link #frequencyThreshold} from the cost of the keys at each frequency. */
+    private static int threshold(long[] costAt, long room) {
         long sum = 0;
         for (int f = 15; f > 0; f--) {
             sum += costAt[f];
@@ -193,7 +232,7 @@ final class Resizer implements AutoCloseable {
      */
     private void walk(ResizeOperation op, HotTier next, java.util.function.IntPredicate wanted) {
         int[] unfitInARow = {0};
-        store.index.forEach((key, loc) -> {
+        store.index.forEachReusingKeys((key, loc) -> { // the key array is reused: copy() must not keep it
             if (unfitInARow[0] >= UNFIT_IN_A_ROW) {
                 return; // finishing the segment at hand
             }

@@ -44,6 +44,42 @@ class FrequencyResidencyTest {
     }
 
     @Test
+    void aScaleDownFromATierHoldingEverythingKeepsTheHotKeys() throws Exception {
+        try (ElasticStore store = open(ResidencyPolicy.FREQUENCY, "carry-over")) {
+            scaleTo(store, 4 * KEYS * HotTier.cost(key(0).length, VALUE_SIZE));
+            readSkewed(store, new Random(4));
+
+            ResizeOperation op = store.resize(TENTH); // fills the small tier from the big one alone
+            assertThat(op.await(60, TimeUnit.SECONDS)).as("%s", op).isEqualTo(ResizeOperation.State.DONE);
+
+            assertThat(op.entriesMoved()).isBetween(KEYS / HOT_EVERY - 2L, (long) KEYS / HOT_EVERY);
+            assertThat(hotHitRatio(store)).as("hot-key hit ratio after the scale-down").isGreaterThan(0.8);
+        }
+    }
+
+    @Test
+    void aGrowThatHoldsEverythingLoadsEveryEntryWhileLookupsKeepChangingFrequencies() throws Exception {
+        try (ElasticStore store = open(ResidencyPolicy.FREQUENCY, "moving-frequencies")) {
+            readSkewed(store, new Random(5));
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread reader = new Thread(() -> { // every key's count rises while the fill walks the index
+                Random rnd = new Random(6);
+                while (!stop.get()) {
+                    store.get(key(rnd.nextInt(KEYS)));
+                }
+            });
+            reader.start();
+            try {
+                scaleTo(store, 4 * KEYS * HotTier.cost(key(0).length, VALUE_SIZE));
+            } finally {
+                stop.set(true);
+                reader.join();
+            }
+            assertThat(store.stats().memoryEntries()).isEqualTo(KEYS);
+        }
+    }
+
+    @Test
     void sequentialGetsAClearlyLowerHotHitRatioThanFrequency() throws Exception {
         double[] ratio = new double[2];
         for (ResidencyPolicy policy : ResidencyPolicy.values()) {

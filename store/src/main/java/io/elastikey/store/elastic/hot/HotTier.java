@@ -3,7 +3,6 @@ package io.elastikey.store.elastic.hot;
 
 import io.elastikey.store.KeyValueStore;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.function.ToIntFunction;
 
 /**
@@ -19,8 +18,10 @@ import java.util.function.ToIntFunction;
  * ({@link #reservedBytes()} reports the native bytes actually held).
  *
  * <h2>Victims</h2>
- * Admitted keys join a FIFO ring. When an admission needs room, the head of the ring is the
- * victim: under {@code FREQUENCY} the newcomer must be strictly more frequent than it (TinyLFU),
+ * Admitted keys join a FIFO ring, as their 64-bit hashes in one array of longs ({@link LongRing}; a copy of each key
+ * on the heap was a million live objects for young collections to copy while a resize admitted them). When an
+ * admission needs room, the head of the ring is the victim (its key read back from the table):
+ * under {@code FREQUENCY} the newcomer must be strictly more frequent than it (TinyLFU),
  * otherwise the victim gets a second chance at the tail and the newcomer is refused. Keys removed
  * by writes stay in the ring until they reach its head and are skipped there.
  *
@@ -41,21 +42,22 @@ public final class HotTier implements AutoCloseable {
 
     /** A tier with no budget: every lookup misses, nothing is admitted. */
     public static HotTier empty() {
-        return new HotTier(0, null);
+        return new HotTier(0, null, 0);
     }
 
     private final long budgetBytes;
     private final OffHeapTable table;
-    private final ArrayDeque<byte[]> ring = new ArrayDeque<>();
+    private final LongRing ring;
     private long usedBytes;
     private volatile long usedBytesView;
     private volatile long entriesView;
-    private volatile byte[] victimView;
+    private volatile boolean hasVictimView;
     private volatile long victimHashView;
 
-    private HotTier(long budgetBytes, OffHeapTable table) {
+    private HotTier(long budgetBytes, OffHeapTable table, int expectedEntries) {
         this.budgetBytes = budgetBytes;
         this.table = table;
+        this.ring = new LongRing(expectedEntries);
     }
 
     /**
@@ -68,7 +70,8 @@ public final class HotTier implements AutoCloseable {
         }
         long expected = Math.max(16, budgetBytes / cost(averageKeySize, averageValueSize));
         long chunk = Math.max(4096, Math.min(4L << 20, budgetBytes / 16));
-        return new HotTier(budgetBytes, new OffHeapTable(expected, chunk, epochs));
+        return new HotTier(budgetBytes, new OffHeapTable(expected, chunk, epochs),
+                (int) Math.min(1 << 21, expected + expected / 8));
     }
 
     public long budgetBytes() {
@@ -144,7 +147,7 @@ public final class HotTier implements AutoCloseable {
         if (usedBytesView + cost(keyLength, valueLength) <= budgetBytes) {
             return true;
         }
-        return victimView != null
+        return hasVictimView
                 && beats(sketch.frequency(candidateHash), sketch.frequency(victimHashView));
     }
 
@@ -189,8 +192,9 @@ public final class HotTier implements AutoCloseable {
                 return false;
             }
         }
+        long hash = KeyHash.hash64(key);
         try {
-            table.put(key, KeyHash.hash64(key), value);
+            table.put(key, hash, value);
         } catch (OutOfMemoryError full) {
             // No native memory for another chunk or a larger slot array: the entry stays on disk only.
             removeLocked(key);
@@ -199,7 +203,7 @@ public final class HotTier implements AutoCloseable {
         }
         usedBytes += need;
         if (old < 0) {
-            ring.addLast(key.clone());
+            ring.addLast(hash);
         }
         publish();
         return true;
@@ -210,30 +214,41 @@ public final class HotTier implements AutoCloseable {
         return removeLocked(key);
     }
 
-    /** Every key in the tier, oldest admission first: a snapshot (stale ring entries are dropped). */
-    public synchronized byte[][] keysInRingOrder() {
-        ArrayDeque<byte[]> live = new ArrayDeque<>();
-        for (byte[] k : ring) {
-            if (containsLocked(k)) {
-                live.add(k);
-            }
+    /**
+     * The hashes ({@link KeyHash#hash64}) of the keys in the tier, oldest admission first: a snapshot, stale entries
+     * dropped. {@link #keyOf} turns one into its key.
+     */
+    public synchronized long[] hashesInRingOrder() {
+        if (table == null) {
+            return new long[0];
         }
-        ring.clear();
-        ring.addAll(live);
-        return live.toArray(new byte[0][]);
+        ring.removeIf(h -> table.valueLengthOf(h) < 0);
+        return ring.toArray();
+    }
+
+    /** The key in the tier with this hash as a new array, or null (takes the tier's monitor). */
+    public synchronized byte[] keyOf(long hash) {
+        return table == null ? null : table.keyOf(hash);
+    }
+
+    /** The value length of the key in the tier with this hash, or -1 (takes the tier's monitor). */
+    public synchronized int valueLengthOf(long hash) {
+        return table == null ? -1 : table.valueLengthOf(hash);
     }
 
     private boolean evictOneLessFrequentThan(ToIntFunction<byte[]> frequencyOf, int frequency, byte[] candidate) {
+        long candidateHash = KeyHash.hash64(candidate);
         for (int tries = ring.size(); tries > 0; tries--) {
-            byte[] victim = ring.pollFirst();
-            if (victim == null) {
-                return false;
+            long victimHash = ring.pollFirst();
+            if (victimHash == candidateHash) {
+                continue; // the candidate's own stale ring entry
             }
-            if (!containsLocked(victim) || java.util.Arrays.equals(victim, candidate)) {
-                continue; // removed by a write, or the candidate's own stale ring entry
+            byte[] victim = table.keyOf(victimHash); // garbage that dies at once, unlike a copy kept in the ring
+            if (victim == null) {
+                continue; // removed by a write
             }
             if (!beats(frequency, frequencyOf.applyAsInt(victim))) {
-                ring.addLast(victim); // second chance; the newcomer is refused
+                ring.addLast(victimHash); // second chance; the newcomer is refused
                 return false;
             }
             removeLocked(victim);
@@ -245,10 +260,6 @@ public final class HotTier implements AutoCloseable {
     /** The value size of the key in the map, or -1. */
     private long sizeOf(byte[] key) {
         return table.valueLength(key, KeyHash.hash64(key));
-    }
-
-    private boolean containsLocked(byte[] key) {
-        return table.valueLength(key, KeyHash.hash64(key)) >= 0;
     }
 
     private boolean removeLocked(byte[] key) {
@@ -267,13 +278,16 @@ public final class HotTier implements AutoCloseable {
     private void publish() {
         usedBytesView = usedBytes;
         entriesView = table.size();
-        byte[] victim = ring.peekFirst();
-        if (victim != victimView) {
-            victimHashView = victim == null ? 0 : KeyHash.hash64(victim);
-            victimView = victim;
+        boolean hasVictim = !ring.isEmpty();
+        long victimHash = hasVictim ? ring.peekFirst() : 0;
+        if (victimHash != victimHashView) {
+            victimHashView = victimHash;
+        }
+        if (hasVictim != hasVictimView) {
+            hasVictimView = hasVictim;
         }
         if (ring.size() > 2 * entriesView + 1024) {
-            ring.removeIf(k -> !containsLocked(k));
+            ring.removeIf(h -> table.valueLengthOf(h) < 0);
         }
     }
 

@@ -38,10 +38,21 @@ public final class OffHeap {
         return address;
     }
 
-    /** {@code bytes} of zeroed native memory. */
+    /** Bytes zeroed per {@code setMemory} call by {@link #allocateZeroed}. */
+    static final long ZEROING_STEP = 256 << 10;
+
+    /**
+     * {@code bytes} of zeroed native memory. Zeroed in steps of {@value #ZEROING_STEP} bytes: {@code setMemory} runs in
+     * the VM, where no safepoint can stop it, so a resize's slot array (32 MB at a million entries, every page
+     * faulted in for the first time) in one call would hold up a garbage collection requested meanwhile, and with
+     * it every lookup thread, for as long as the zeroing takes. (A precaution: no such wait was caught in the
+     * safepoint logs of the runs in docs/benchmarks.md.)
+     */
     static long allocateZeroed(long bytes) {
         long address = allocate(bytes);
-        U.setMemory(address, bytes, (byte) 0);
+        for (long at = 0; at < bytes; at += ZEROING_STEP) {
+            U.setMemory(address + at, Math.min(ZEROING_STEP, bytes - at), (byte) 0);
+        }
         return address;
     }
 

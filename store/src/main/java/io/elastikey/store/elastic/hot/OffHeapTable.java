@@ -166,6 +166,21 @@ final class OffHeapTable implements AutoCloseable {
     }
 
     /**
+     * The key of the live entry whose key hashes to {@code hash} (its {@link KeyHash#hash64}), as a new array, or null.
+     * Should two keys share all 64 bits, either may come back.
+     */
+    synchronized byte[] keyOf(long hash) {
+        long slot = slotOfHash(tagOf(hash));
+        return slot == 0 ? null : EntryBlock.key(U.getLong(slot + 8));
+    }
+
+    /** The value length of the live entry whose key hashes to {@code hash}, or -1; see {@link #keyOf}. */
+    synchronized int valueLengthOf(long hash) {
+        long slot = slotOfHash(tagOf(hash));
+        return slot == 0 ? -1 : EntryBlock.valueLength(U.getLong(slot + 8));
+    }
+
+    /**
      * Stores the value, replacing the key's old one.
      *
      * @throws OutOfMemoryError when native memory for a chunk or a larger slot array cannot be had
@@ -245,6 +260,27 @@ final class OffHeapTable implements AutoCloseable {
                 return 0;
             }
             if (t == tag && EntryBlock.holds(U.getLong(slot + 8), key)) {
+                return slot;
+            }
+        }
+        return 0;
+    }
+
+    /** The first live slot with this tag, whatever its key, or 0. */
+    private long slotOfHash(long tag) {
+        Slots s = slots;
+        if (s == null) {
+            return 0;
+        }
+        int mask = s.mask();
+        int i = (int) tag & mask;
+        for (int probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+            long slot = s.base() + ((long) i << SLOT_SHIFT);
+            long t = U.getLong(slot);
+            if (t == EMPTY) {
+                return 0;
+            }
+            if (t == tag) {
                 return slot;
             }
         }
