@@ -4,7 +4,7 @@
 
 # await LOGFILE TEXT: waits up to 2 minutes for TEXT to appear in LOGFILE, else stops the script.
 await() {
-    for _ in $(seq 240); do grep -q "$2" "$1" && return 0; sleep 0.5; done
+    for _ in $(seq 240); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.5; done
     echo "gave up waiting for '$2' in $1" >&2; exit 1
 }
 
