@@ -16,7 +16,7 @@ import io.netty.channel.Channel;
  * <p>The future completes once, by whoever comes first: the answer, a transport failure, the timeout or
  * {@link SkiClient#close()}. A timeout must also stop the work in progress, which depends on the pool: an HTTP/2
  * stream is reset, an HTTP/1.1 connection closed (there is no other way to cancel its one request). The pool records
- * that channel with {@link #carriedBy}; {@link #fail} closes it if the exchange ends before its answer.
+ * how with {@link #carriedBy}; {@link #fail} runs it if the exchange ends before its answer.
  *
  * @param <T> what the answer is read into
  */
@@ -39,7 +39,7 @@ final class Exchange<T> {
     private final BodyWriter body;
     private final AnswerReader<T> reader;
     final CompletableFuture<T> future = new CompletableFuture<>();
-    private volatile Channel carrier;
+    private volatile Runnable stop;
 
     Exchange(String method, String path, String contentType, BodyWriter body, AnswerReader<T> reader) {
         this.method = method;
@@ -57,14 +57,19 @@ final class Exchange<T> {
         return future.isDone();
     }
 
-    /**
-     * Records the channel that carries this exchange, to be closed if the exchange fails first. When it already has
-     * (a timeout raced the hand-over), the channel is closed at once.
-     */
+    /** Records the channel that carries this exchange alone, to be closed if the exchange fails first. */
     void carriedBy(Channel channel) {
-        carrier = channel;
+        carriedBy(channel::close);
+    }
+
+    /**
+     * Records how to stop the work on this exchange (reset its stream, close its connection), to be run if the
+     * exchange fails first. When it already has (a timeout raced the hand-over), {@code stop} runs at once.
+     */
+    void carriedBy(Runnable stop) {
+        this.stop = stop;
         if (future.isCompletedExceptionally()) { // failed, timed out or cancelled
-            channel.close();
+            stop.run();
         }
     }
 
@@ -89,11 +94,11 @@ final class Exchange<T> {
         return true;
     }
 
-    /** Stops the channel carrying this exchange, whose caller no longer wants the answer (it cancelled). */
+    /** Stops the work on this exchange, whose caller no longer wants the answer (it cancelled). */
     void abandon() {
-        Channel channel = carrier;
-        if (channel != null) {
-            channel.close();
+        Runnable carrier = stop;
+        if (carrier != null) {
+            carrier.run();
         }
     }
 

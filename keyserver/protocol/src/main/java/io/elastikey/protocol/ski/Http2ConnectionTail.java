@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
@@ -13,9 +12,9 @@ import io.netty.handler.codec.http2.Http2SettingsFrame;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * Connection-level frames the multiplexer passes on (GOAWAY, SETTINGS, PING) end here. The first SETTINGS makes the
+ * Connection-level frames {@link Http2Exchanges} passes on (GOAWAY, SETTINGS, PING) end here. The first SETTINGS makes the
  * connection ready; GOAWAY means "no new streams on this connection": the pool is told to retire it. Errors of the
- * connection itself close it, which fails its open streams through their own handlers.
+ * connection itself close it, which fails its open streams (Http2Exchanges).
  */
 final class Http2ConnectionTail extends ChannelInboundHandlerAdapter {
     private final Consumer<Channel> onGoAway;
@@ -46,19 +45,5 @@ final class Http2ConnectionTail extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         ctx.close();
-    }
-
-    /** The handler for streams the server opens: SKI has no server push, so any such stream is closed. */
-    @ChannelHandler.Sharable
-    static final class RefuseServerPush extends ChannelInboundHandlerAdapter {
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            ctx.close();
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ReferenceCountUtil.release(msg);
-        }
     }
 }

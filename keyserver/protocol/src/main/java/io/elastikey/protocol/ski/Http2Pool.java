@@ -8,34 +8,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.elastikey.protocol.ski.SkiTransportException.Kind;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpScheme;
-import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
-import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
-import io.netty.handler.codec.http2.Http2Headers;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.flush.FlushConsolidationHandler;
-import io.netty.util.concurrent.Future;
 
 /**
  * HTTP/2 multiplexes, so a connection takes any number of requests and the pool only spreads them: request
- * {@code i} goes to connection {@code i mod N}. Each request opens a child stream channel
- * ({@link Http2StreamChannelBootstrap}) whose {@link Http2StreamHandler} reads its answer; streams beyond the server's
+ * {@code i} goes to connection {@code i mod N}. Each request is a stream of the connection's {@link Http2Exchanges},
+ * which reads its answer from the frames (no child channel per stream); streams beyond the server's
  * {@code SETTINGS_MAX_CONCURRENT_STREAMS} wait inside Netty's stream-buffering encoder until others finish.
  *
  * <p>A connection is made when first needed and made again after it closes or the server sends GOAWAY; requests that
  * arrive while it is being made wait for it, and all fail together if it cannot be made. A retired connection (GOAWAY)
  * keeps serving its open streams and is closed after the request timeout, by which time they have all ended.
  *
- * <p>Parent pipeline after the handshake: {@code SslHandler, FlushConsolidationHandler, Http2FrameCodec,
- * Http2MultiplexHandler, Http2ConnectionTail}.
+ * <p>Pipeline after the handshake: {@code SslHandler, FlushConsolidationHandler, Http2FrameCodec, Http2Exchanges,
+ * Http2ConnectionTail}.
  */
 final class Http2Pool implements ExchangePool {
     /** How many requests a busy event loop may hold before it writes them, at the most. */
@@ -112,41 +103,16 @@ final class Http2Pool implements ExchangePool {
         }
     }
 
-    private void openStream(Channel connection, Exchange<?> exchange) {
+    private static void openStream(Channel connection, Exchange<?> exchange) {
         if (exchange.isDone()) {
             return;
         }
-        new Http2StreamChannelBootstrap(connection)
-                .handler(new Http2StreamHandler(exchange, maxResponseBytes))
-                .open()
-                .addListener((Future<Http2StreamChannel> opened) -> {
-                    if (!opened.isSuccess()) {
-                        exchange.fail(Kind.CONNECTION_CLOSED, "cannot open an HTTP/2 stream", opened.cause());
-                    } else {
-                        write(opened.getNow(), exchange);
-                    }
-                });
-    }
-
-    private void write(Http2StreamChannel stream, Exchange<?> exchange) {
-        exchange.carriedBy(stream);
-        if (exchange.isDone()) {
-            return;
+        Http2Exchanges exchanges = connection.pipeline().get(Http2Exchanges.class);
+        if (exchanges == null) { // closed meanwhile: its handlers are gone
+            exchange.fail(Kind.CONNECTION_CLOSED, "cannot open an HTTP/2 stream: the connection is closed", null);
+        } else {
+            exchanges.send(exchange);
         }
-        ByteBuf body = exchange.writeBody(stream.alloc());
-        Http2Headers headers = new DefaultHttp2Headers()
-                .method(exchange.method)
-                .path(exchange.path)
-                .scheme(HttpScheme.HTTPS.name())
-                .authority(connector.authority());
-        headers.set(HttpHeaderNames.CONTENT_TYPE, exchange.contentType);
-        headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-        stream.write(new DefaultHttp2HeadersFrame(headers, false));
-        stream.writeAndFlush(new DefaultHttp2DataFrame(body, true)).addListener(written -> {
-            if (!written.isSuccess()) {
-                exchange.fail(Kind.CONNECTION_CLOSED, "cannot send on an HTTP/2 stream", written.cause());
-            }
-        });
     }
 
     /** One connection, made on demand. */
@@ -184,8 +150,10 @@ final class Http2Pool implements ExchangePool {
             // Requests sent in one event-loop task (an edge's handshakes read together, a load generator's batch)
             // leave in one TLS record and one write; a request alone goes out when the loop's next task runs.
             pipeline.addLast(new FlushConsolidationHandler(FLUSHES_BEFORE_FORCED_FLUSH, true));
-            pipeline.addLast(Http2FrameCodecBuilder.forClient().encoderEnforceMaxConcurrentStreams(true).build(),
-                    new Http2MultiplexHandler(new Http2ConnectionTail.RefuseServerPush()), tail);
+            Http2FrameCodec codec = Http2FrameCodecBuilder.forClient()
+                    .initialSettings(Http2Settings.defaultSettings().pushEnabled(false))
+                    .encoderEnforceMaxConcurrentStreams(true).build();
+            pipeline.addLast(codec, new Http2Exchanges(connector.authority(), maxResponseBytes), tail);
             return tail.settingsReceived();
         }
 

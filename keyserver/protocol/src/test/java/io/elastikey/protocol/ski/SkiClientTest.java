@@ -157,6 +157,38 @@ class SkiClientTest {
     }
 
     @Test
+    void http2AnswersLargerThanTheStreamsFlowControlWindowArriveWhole() throws Exception {
+        SkiTestServer server = server(SkiTestServer.start(pki, List.of(ApplicationProtocolNames.HTTP_2), 100, 10));
+        SkiClient client = client(server, SkiHttpVersion.HTTP_2,
+                options -> options.connections(1).maxResponseBytes(1 << 20));
+
+        // 96 KB of output is some 128 KB of JSON, twice a stream's initial 64 KB window: the server can send the
+        // rest only once the client gives the received bytes back. Three in a row keep the connection's window open.
+        for (int i = 0; i < 3; i++) {
+            byte[] input = new byte[96 * 1024];
+            input[0] = (byte) i;
+            assertThat(await(client.execute(SkiRequest.rsa(SPKI, input)))).isEqualTo(input);
+        }
+        assertThat(server.connectionsAccepted()).isEqualTo(1);
+    }
+
+    @Test
+    void aTimedOutHttp2RequestEndsItsStreamAndTheConnectionCarriesTheNext() throws Exception {
+        SkiTestServer server = server(SkiTestServer.start(pki, List.of(ApplicationProtocolNames.HTTP_2), 100, 10))
+                .behaviour(request -> request.input()[0] == 0 ? CannedAnswer.silence()
+                        : CannedAnswer.output(request.input()));
+        SkiClient client = client(server, SkiHttpVersion.HTTP_2,
+                options -> options.connections(1).requestTimeout(Duration.ofMillis(300)));
+
+        for (int i = 0; i < 3; i++) {
+            assertTransportFailure(() -> await(client.execute(SkiRequest.rsa(SPKI, new byte[] {0}))), Kind.TIMEOUT);
+            assertThat(await(client.execute(SkiRequest.rsa(SPKI, new byte[] {9})))).containsExactly(9);
+        }
+        assertThat(client.outstanding()).isZero();
+        assertThat(server.connectionsAccepted()).isEqualTo(1);
+    }
+
+    @Test
     void http1CarriesOneRequestPerConnectionAndTheRestWait() throws Exception {
         SkiTestServer server = server(SkiTestServer.start(pki));
         server.behaviour(request -> CannedAnswer.held());
