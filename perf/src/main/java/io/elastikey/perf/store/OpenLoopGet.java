@@ -5,10 +5,7 @@
 //   java $(sed -n 's/^elastikey\.jvm\.flags=//p' jvm.properties) -Xmx256m \
 //       -cp "perf/target/classes:perf/target/lib/*" io.elastikey.perf.store.OpenLoopGet
 // Options: --keys, --memory-percent, --rate, --duration, --warmup, --threads; --help lists them.
-// Lookup latency before vs during a scale-up (10% -> 100% after 10 measured seconds):
-//   java $(sed -n 's/^elastikey\.jvm\.flags=//p' jvm.properties) -Xmx256m \
-//       -cp "perf/target/classes:perf/target/lib/*" io.elastikey.perf.store.OpenLoopGet \
-//       --keys 300000 --resize-to-percent 100 --resize-after 10 --duration 40
+// Lookups while the budget changes: perf/bin/resize-timeline (ResizeTimeline).
 package io.elastikey.perf.store;
 
 import io.elastikey.perf.load.LoadSteps;
@@ -81,19 +78,6 @@ public final class OpenLoopGet implements Callable<Integer> {
             description = "Lookups slower than this many ms are counted (default: ${DEFAULT-VALUE}).")
     int sloMillis;
 
-    @Option(names = "--resize-to-percent", defaultValue = "-1",
-            description = "Resize the budget to this share of the values during the run and report latency before, "
-                    + "during and after the resize separately (default: no resize).")
-    int resizeToPercent;
-
-    @Option(names = "--resize-after", defaultValue = "10",
-            description = "Measured seconds before the resize starts (default: ${DEFAULT-VALUE}).")
-    int resizeAfterSeconds;
-
-    @Option(names = "--resize-duty", defaultValue = "0.5",
-            description = "The store's resizeDutyCycle: share of time a resize works while lookups run; 1 runs it "
-                    + "flat out (default: ${DEFAULT-VALUE}).")
-    double resizeDuty;
 
     private final PrintStream out = System.out;
 
@@ -114,8 +98,7 @@ public final class OpenLoopGet implements Callable<Integer> {
             return 2;
         }
         BenchmarkDataset data = BenchmarkDataset.of(keys).ensureBuilt(out);
-        ElasticStoreConfig config = data.config().residencyPolicy(policy).recordLatency(false)
-                .resizeDutyCycle(resizeDuty).build();
+        ElasticStoreConfig config = data.config().residencyPolicy(policy).recordLatency(false).build();
         try (ElasticStore store = ElasticStore.open(config)) {
             data.check(store);
             ResizeOperation op = BenchmarkDataset.resize(store, data.budgetForPercent(memoryPercent), out);
@@ -130,10 +113,9 @@ public final class OpenLoopGet implements Callable<Integer> {
         long warmup = (long) rate * warmupSeconds;
         OpenLoopSchedule schedule = new OpenLoopSchedule(
                 new LoadSteps(List.of(new LoadSteps.Step(rate, warmupSeconds + durationSeconds))), threads);
-        Phases phases = new Phases();
         Worker[] workers = new Worker[threads];
         for (int t = 0; t < threads; t++) {
-            workers[t] = new Worker(store, schedule, keys, warmup, t, phases);
+            workers[t] = new Worker(store, schedule, keys, warmup, t);
             workers[t].start();
         }
         Thread scheduler = new Thread(schedule, "open-loop-schedule");
@@ -146,68 +128,11 @@ public final class OpenLoopGet implements Callable<Integer> {
             TimeUnit.NANOSECONDS.sleep(untilMeasured);
         }
         StoreStats before = store.stats();
-        Thread resizer = resizeToPercent < 0 ? null : startResize(store, schedule.intendedStart(warmup), phases);
         scheduler.join();
-        if (resizer != null) {
-            resizer.join();
-        }
         for (Worker w : workers) {
             w.join();
         }
         report(schedule.intendedStart(warmup), workers, before, store.stats());
-        if (resizer != null) {
-            reportPhases(workers);
-        }
-    }
-
-    /** Starts the resize {@code --resize-after} seconds into the measured period, on its own thread. */
-    private Thread startResize(ElasticStore store, long measuredStart, Phases phases) {
-        long budget = BenchmarkDataset.of(keys).budgetForPercent(resizeToPercent);
-        Thread t = new Thread(() -> {
-            try {
-                long wait = measuredStart + TimeUnit.SECONDS.toNanos(resizeAfterSeconds) - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                }
-                phases.resizeStart = System.nanoTime();
-                ResizeOperation op = store.resize(budget);
-                op.completion().join();
-                phases.resizeEnd = System.nanoTime();
-                out.printf("resize to %d%% (duty %.2f): %s%n", resizeToPercent, resizeDuty, op);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "open-loop-resize");
-        t.start();
-        return t;
-    }
-
-    private void reportPhases(Worker[] workers) {
-        String[] names = {"before resize", "during resize", "after resize"};
-        for (int p = 0; p < names.length; p++) {
-            Histogram h = new Histogram(Worker.HIGHEST_NANOS, 3);
-            for (Worker w : workers) {
-                h.add(w.phase[p]);
-            }
-            out.printf("%-14s count %,9d  p50 %,8.1f  p99 %,8.1f  p99.9 %,9.1f  max %,9.1f us%n", names[p],
-                    h.getTotalCount(), micros(h.getValueAtPercentile(50)), micros(h.getValueAtPercentile(99)),
-                    micros(h.getValueAtPercentile(99.9)), micros(h.getMaxValue()));
-        }
-    }
-
-    /** When the resize ran, by intended request start; a request is counted in the phase it was due in. */
-    static final class Phases {
-        volatile long resizeStart = Long.MAX_VALUE;
-        volatile long resizeEnd = Long.MAX_VALUE;
-
-        int of(long intendedStart) {
-            long start = resizeStart;
-            if (start == Long.MAX_VALUE || intendedStart - start < 0) {
-                return 0;
-            }
-            long end = resizeEnd;
-            return end == Long.MAX_VALUE || intendedStart - end < 0 ? 1 : 2;
-        }
     }
 
     private void report(long measuredStart, Worker[] workers, StoreStats before, StoreStats after) {
@@ -246,15 +171,11 @@ public final class OpenLoopGet implements Callable<Integer> {
         private final long firstRecorded;
         private final SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
         final Histogram histogram = new Histogram(HIGHEST_NANOS, 3);
-        final Histogram[] phase = {new Histogram(HIGHEST_NANOS, 3), new Histogram(HIGHEST_NANOS, 3),
-                new Histogram(HIGHEST_NANOS, 3)};
-        private final Phases phases;
         long lastDoneNanos;
         long errors;
 
-        Worker(ElasticStore store, OpenLoopSchedule schedule, int keys, long firstRecorded, int n, Phases phases) {
+        Worker(ElasticStore store, OpenLoopSchedule schedule, int keys, long firstRecorded, int n) {
             super("open-loop-worker-" + n);
-            this.phases = phases;
             this.store = store;
             this.schedule = schedule;
             this.keys = keys;
@@ -280,7 +201,6 @@ public final class OpenLoopGet implements Callable<Integer> {
                     long intended = schedule.intendedStart(i);
                     long latency = Math.min(HIGHEST_NANOS, Math.max(0, done - intended));
                     histogram.recordValue(latency);
-                    phase[phases.of(intended)].recordValue(latency);
                     lastDoneNanos = done;
                 }
             } catch (InterruptedException e) {

@@ -30,6 +30,7 @@ final class Sealer {
     private static final String TRANSFORMATION = "AES/GCM/NoPadding";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final byte[] VERSION_AAD = {VERSION};
+    private static final byte[] NO_PREFIX = new byte[0];
 
     private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(Sealer::newCipher);
 
@@ -65,7 +66,7 @@ final class Sealer {
      *     bytes or associated data); the exception carries no data
      */
     byte[] unseal(byte[] sealed, byte[] associatedData) throws GeneralSecurityException {
-        return unseal(sealed, associatedData, associatedData, 0, 0);
+        return unseal(sealed, NO_PREFIX, associatedData, 0, associatedData.length);
     }
 
     /**
@@ -85,9 +86,7 @@ final class Sealer {
                 new GCMParameterSpec(TAG_LENGTH * 8, sealed, 1, NONCE_LENGTH));
         cipher.updateAAD(VERSION_AAD);
         cipher.updateAAD(prefix);
-        if (length > 0) {
-            cipher.updateAAD(data, offset, length);
-        }
+        cipher.updateAAD(data, offset, length);
         int start = 1 + NONCE_LENGTH;
         return cipher.doFinal(sealed, start, sealed.length - start);
     }

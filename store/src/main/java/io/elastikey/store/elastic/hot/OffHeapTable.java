@@ -248,26 +248,8 @@ final class OffHeapTable implements AutoCloseable {
         return retired.size();
     }
 
-    /** The slot of {@code key}, or 0. */
+    /** The slot of {@code key} ({@code null}: of any key with this tag), or 0. */
     private long slotOf(byte[] key, long tag) {
-        Slots s = slots;
-        int mask = s.mask();
-        int i = (int) tag & mask;
-        for (int probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
-            long slot = s.base() + ((long) i << SLOT_SHIFT);
-            long t = U.getLong(slot);
-            if (t == EMPTY) {
-                return 0;
-            }
-            if (t == tag && EntryBlock.holds(U.getLong(slot + 8), key)) {
-                return slot;
-            }
-        }
-        return 0;
-    }
-
-    /** The first live slot with this tag, whatever its key, or 0. */
-    private long slotOfHash(long tag) {
         Slots s = slots;
         if (s == null) {
             return 0;
@@ -280,11 +262,16 @@ final class OffHeapTable implements AutoCloseable {
             if (t == EMPTY) {
                 return 0;
             }
-            if (t == tag) {
+            if (t == tag && (key == null || EntryBlock.holds(U.getLong(slot + 8), key))) {
                 return slot;
             }
         }
         return 0;
+    }
+
+    /** The first live slot with this tag, whatever its key, or 0. */
+    private long slotOfHash(long tag) {
+        return slotOf(null, tag);
     }
 
     /** The first empty or deleted slot on the tag's probe. The caller made sure there is one. */
