@@ -24,7 +24,10 @@ import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Opens and owns what a {@link RedisStore} talks through: a client on its own small event-loop pool, one shared
@@ -43,10 +46,12 @@ final class RedisConnections implements AutoCloseable {
     private final AbstractRedisClient client;
     private final List<RedisURI> nodes;
     private final StatefulConnection<byte[], byte[]> main;
+    private final Duration connectTimeout;
     private StatefulConnection<byte[], byte[]> batch;
 
     RedisConnections(RedisStoreConfig config) {
         this.nodes = config.uri().nodes();
+        this.connectTimeout = config.connectTimeout();
         for (RedisURI node : nodes) {
             node.setTimeout(config.commandTimeout());
         }
@@ -67,7 +72,7 @@ final class RedisConnections implements AutoCloseable {
                                 .enableAllAdaptiveRefreshTriggers()
                                 .build())
                         .build());
-                this.main = cluster.connect(ByteArrayCodec.INSTANCE);
+                this.main = connectMasters(cluster.connect(ByteArrayCodec.INSTANCE), config.connectTimeout());
             } else {
                 RedisClient standalone = RedisClient.create(resources);
                 opened = standalone;
@@ -82,6 +87,31 @@ final class RedisConnections implements AutoCloseable {
             resources.shutdown(0, 2, TimeUnit.SECONDS);
             throw e;
         }
+    }
+
+    /**
+     * Opens the connection to every master now rather than on its first command. Lettuce opens node connections
+     * lazily, and a first batch then pays for three connects inside its command timeout; a loaded machine made that
+     * exceed it. Best effort: a master that does not answer within the connect timeout is left to the lazy path,
+     * whose commands then fail with the usual clear error.
+     */
+    private static StatefulRedisClusterConnection<byte[], byte[]> connectMasters(
+            StatefulRedisClusterConnection<byte[], byte[]> connection, Duration connectTimeout) {
+        List<CompletableFuture<?>> connects = new ArrayList<>();
+        for (RedisClusterNode node : connection.getPartitions()) {
+            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+                connects.add(connection.getConnectionAsync(node.getNodeId()));
+            }
+        }
+        try {
+            CompletableFuture.allOf(connects.toArray(new CompletableFuture<?>[0]))
+                    .get(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // left to the lazy path, see above
+        }
+        return connection;
     }
 
     private static ClientOptions clientOptions(RedisStoreConfig config) {
@@ -132,7 +162,7 @@ final class RedisConnections implements AutoCloseable {
     RedisClusterAsyncCommands<byte[], byte[]> batch() {
         if (batch == null) {
             batch = client instanceof RedisClusterClient cluster
-                    ? cluster.connect(ByteArrayCodec.INSTANCE)
+                    ? connectMasters(cluster.connect(ByteArrayCodec.INSTANCE), connectTimeout)
                     : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE, nodes.get(0));
             // A Cluster connection opens node connections lazily, and commands queued for a node not yet connected
             // when flushCommands runs would wait forever: there, batches are pipelined with per-command writes.
