@@ -37,7 +37,11 @@ public final class ConnectionFlush {
             ctx.flush();
             return;
         }
-        Channel connection = channel.parent();
+        flushSoon(channel.parent());
+    }
+
+    /** Flushes the HTTP/2 {@code connection} with the turn's other answers. On the connection's event loop. */
+    public static void flushSoon(Channel connection) {
         if (connection.attr(SCHEDULED).setIfAbsent(Boolean.TRUE) != null) {
             return;
         }

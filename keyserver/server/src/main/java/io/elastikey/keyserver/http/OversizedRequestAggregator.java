@@ -1,39 +1,31 @@
 package io.elastikey.keyserver.http;
 
-import io.elastikey.protocol.ski.SkiError;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpContentException;
-import io.netty.handler.codec.http2.Http2StreamChannel;
 
 /**
- * Netty's aggregator, answering a body over {@code limits.body} with {@code 413} and the SKI
- * JSON error shape rather than an empty page.
+ * Netty's aggregator for HTTP/1.1, answering a body over {@code limits.body} with {@code 413} and the SKI
+ * JSON error shape rather than an empty page ({@link Http2Requests} does the same for HTTP/2).
  *
- * <p>Over HTTP/1.1 the request goes on, as a {@link FullHttpRequest} without body whose decoder
+ * <p>The request goes on, as a {@link FullHttpRequest} without body whose decoder
  * result is a {@link TooLongHttpContentException}, to {@link SkiHttpHandler}, which answers it in
  * request order like any other. The aggregator reads and drops the rest of the body, so the
  * connection stays usable. Closing at once instead would leave unread body bytes in the
  * server's receive buffer, and the kernel would answer the close with a reset that can destroy
  * the 413 before the client reads it.
- *
- * <p>Over HTTP/2 the stream alone is answered and closed, which resets it: the client stops
- * sending, and the connection's other streams carry on.
- *
+ * *
  * <p>An {@code Expect} header is not answered here either, except with {@code 100 Continue}. Netty's aggregator
  * would write a bodiless {@code 417} for an expectation it does not know and a bodiless {@code 413} for
  * {@code 100-continue} with a {@code Content-Length} over the limit, itself, at once: past the SKI handler, so
@@ -78,12 +70,6 @@ final class OversizedRequestAggregator extends HttpObjectAggregator {
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
         // The base class releases the message after this returns.
-        if (ctx.channel() instanceof Http2StreamChannel) {
-            FullHttpResponse response = SkiAnswers.error(ctx.alloc(), HttpVersion.HTTP_1_1,
-                    HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, SkiError.MALFORMED_REQUEST);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-            return;
-        }
         HttpRequest request = (HttpRequest) oversized;
         FullHttpRequest tooLong = new DefaultFullHttpRequest(request.protocolVersion(), request.method(),
                 request.uri(), Unpooled.EMPTY_BUFFER);

@@ -6,14 +6,10 @@ import io.elastikey.protocol.http.RequestReadTimer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.elastikey.protocol.net.QuietProtocolNegotiator;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 
 import java.time.Duration;
@@ -21,8 +17,8 @@ import java.util.function.Supplier;
 
 /**
  * Completes the pipeline once ALPN has chosen the protocol. Both end in the same
- * {@link SkiHttpHandler} seeing full HTTP/1-style requests: over HTTP/2 each stream is a child
- * channel whose frames are converted to HTTP objects, so the SKI logic exists once.
+ * {@link SkiHttpHandler} seeing full HTTP/1-style requests: over HTTP/2 {@link Http2Requests}
+ * gathers each stream's frames into one, so the SKI logic exists once.
  * Clients that offer no ALPN get HTTP/1.1; a failed handshake is counted and logged by
  * {@link ClientAuthenticationHandler}.
  */
@@ -65,18 +61,9 @@ final class ProtocolNegotiator extends QuietProtocolNegotiator {
                     .initialSettings(settings)
                     .decoderEnforceMaxRstFramesPerWindow(RST_FRAMES_PER_STREAM * limits.maxStreams(), 10)
                     .build());
-            pipeline.addBefore(last, "h2-streams", new Http2MultiplexHandler(
-                    new ChannelInitializer<Http2StreamChannel>() {
-                        @Override
-                        protected void initChannel(Http2StreamChannel stream) {
-                            stream.pipeline().addLast(
-                                    new Http2StreamFrameToHttpObjectCodec(true),
-                                    RequestReadTimer.http2Stream(limits.requestRead(), errors),
-                                    new OversizedRequestAggregator(limits.maxBodyBytes()),
-                                    handlers.get(),
-                                    errors);
-                        }
-                    }));
+            pipeline.addBefore(last, "h2-requests", new Http2Requests(limits.maxBodyBytes(), limits.requestRead(),
+                    errors));
+            pipeline.addBefore(last, "ski", handlers.get());
         } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
             String last = ProtocolErrorHandler.NAME;
             pipeline.addBefore(last, "http", new HttpServerCodec(MAX_REQUEST_LINE, limits.maxHeaderBytes(), 8192));

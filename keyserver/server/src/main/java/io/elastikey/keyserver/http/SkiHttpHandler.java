@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The application step of the pipeline: checks the HTTP envelope ({@code POST /}, JSON),
  * decodes the SKI request, hands it to the {@link SkiService} and writes the answer in
- * request order. One instance per connection (HTTP/1.1) or per stream (HTTP/2).
+ * request order (HTTP/1.1) or on the request's own stream (HTTP/2, {@link Http2Requests}).
+ * One instance per connection.
  *
  * <p>The same endpoint also answers {@code GET /ticket-keys}, the session-ticket keys edges share
  * ({@link TicketKeyService}), in the same order as everything else on the connection.
@@ -62,6 +63,21 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         this.errors = errors;
     }
 
+    /** Where one request's answer goes: its place in an HTTP/1.1 connection's order, or its HTTP/2 stream. */
+    interface AnswerPlace {
+        /** Writes {@code response} there, taking ownership of it. On the connection's event loop. */
+        void complete(ChannelHandlerContext ctx, FullHttpResponse response);
+    }
+
+    /** {@code request}'s place: its stream's over HTTP/2; over HTTP/1.1 the next in line. */
+    private AnswerPlace placeOf(FullHttpRequest request, boolean closeAfter) {
+        if (request instanceof AnswerPlace onItsStream) {
+            return onItsStream;
+        }
+        ResponseSequencer.Slot slot = sequencer.reserve(closeAfter);
+        return (ctx, response) -> sequencer.complete(ctx, slot, response);
+    }
+
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         if (sequencer.closing()) {
@@ -77,24 +93,24 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         HttpResponseStatus lineProblem = RequestChecks.requestLineProblem(request, ProtocolNegotiator.MAX_REQUEST_LINE);
         if (lineProblem != null) {
             errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, "request line refused with " + lineProblem);
-            answerError(ctx, sequencer.reserve(true), HttpVersion.HTTP_1_1, lineProblem, SkiError.MALFORMED_REQUEST,
+            answerError(ctx, placeOf(request, true), HttpVersion.HTTP_1_1, lineProblem, SkiError.MALFORMED_REQUEST,
                     caller, null, start);
             return;
         }
-        ResponseSequencer.Slot slot = sequencer.reserve(!HttpUtil.isKeepAlive(request));
+        AnswerPlace place = placeOf(request, !HttpUtil.isKeepAlive(request));
         if (OversizedRequestAggregator.hasUnknownExpectation(request)) {
             // Its body was read whole (OversizedRequestAggregator), so the connection can go on.
-            answerError(ctx, slot, version, HttpResponseStatus.EXPECTATION_FAILED, SkiError.MALFORMED_REQUEST,
+            answerError(ctx, place, version, HttpResponseStatus.EXPECTATION_FAILED, SkiError.MALFORMED_REQUEST,
                     caller, null, start);
             return;
         }
         if (request.uri().equals(TicketKeySet.PATH)) {
-            answerTicketKeys(ctx, slot, version, request, caller);
+            answerTicketKeys(ctx, place, version, request, caller);
             return;
         }
         HttpResponseStatus envelopeProblem = envelopeProblem(request);
         if (envelopeProblem != null) {
-            answerError(ctx, slot, version, envelopeProblem, SkiError.MALFORMED_REQUEST, caller, null, start);
+            answerError(ctx, place, version, envelopeProblem, SkiError.MALFORMED_REQUEST, caller, null, start);
             return;
         }
         SkiRequest ski;
@@ -102,22 +118,22 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             ski = SkiJson.decodeRequest(request.content());
         } catch (SkiException e) {
             log.debug("malformed request from {}: {}", caller.name(), e.getMessage());
-            answerError(ctx, slot, version, null, e.error(), caller, null, start);
+            answerError(ctx, place, version, null, e.error(), caller, null, start);
             return;
         }
         service.execute(caller, ski, start + deadlineNanos).whenComplete((output, failure) -> {
             if (ctx.executor().inEventLoop()) {
-                answer(ctx, slot, version, caller, ski, output, failure, start);
+                answer(ctx, place, version, caller, ski, output, failure, start);
             } else {
-                ctx.executor().execute(() -> answer(ctx, slot, version, caller, ski, output, failure, start));
+                ctx.executor().execute(() -> answer(ctx, place, version, caller, ski, output, failure, start));
             }
         });
     }
 
-    private void answer(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, HttpVersion version, Caller caller,
+    private void answer(ChannelHandlerContext ctx, AnswerPlace place, HttpVersion version, Caller caller,
                         SkiRequest ski, byte[] output, Throwable failure, long start) {
         if (failure == null) {
-            sequencer.complete(ctx, slot, SkiAnswers.output(ctx.alloc(), version, output));
+            place.complete(ctx, SkiAnswers.output(ctx.alloc(), version, output));
             requestLog.answered(caller, ski.method(), ski.spki(), null, System.nanoTime() - start);
             return;
         }
@@ -126,7 +142,7 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             log.warn("{} from {} on {} failed: {}", ski.method().wireName(), caller.name(), ski.spki(),
                     failure instanceof SkiException ? failure.getMessage() : failure.toString());
         }
-        answerError(ctx, slot, version, null, error, caller, ski, start);
+        answerError(ctx, place, version, null, error, caller, ski, start);
     }
 
     /**
@@ -134,26 +150,26 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
      * {@code allow tickets} (never {@code spki not found}: no key's existence is at stake). Not a key operation, so
      * not in the request metrics; the keys themselves are never logged.
      */
-    private void answerTicketKeys(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, HttpVersion version,
+    private void answerTicketKeys(ChannelHandlerContext ctx, AnswerPlace place, HttpVersion version,
                                   FullHttpRequest request, Caller caller) {
         if (!request.method().equals(HttpMethod.GET)) {
             FullHttpResponse refused = SkiAnswers.error(ctx.alloc(), version, HttpResponseStatus.METHOD_NOT_ALLOWED,
                     SkiError.MALFORMED_REQUEST);
             refused.headers().set(HttpHeaderNames.ALLOW, "GET");
-            sequencer.complete(ctx, slot, refused);
+            place.complete(ctx, refused);
             return;
         }
         try {
-            sequencer.complete(ctx, slot, SkiAnswers.json(ctx.alloc(), version, ticketKeys.answer(caller)));
+            place.complete(ctx, SkiAnswers.json(ctx.alloc(), version, ticketKeys.answer(caller)));
             log.debug("ticket keys to {}", caller.name());
         } catch (SkiException e) {
             log.info("ticket keys refused: {}", e.getMessage());
-            sequencer.complete(ctx, slot, SkiAnswers.error(ctx.alloc(), version, e.error()));
+            place.complete(ctx, SkiAnswers.error(ctx.alloc(), version, e.error()));
         }
     }
 
     /** Answers {@code error}; the request log gets the true reason even where the client is told another. */
-    private void answerError(ChannelHandlerContext ctx, ResponseSequencer.Slot slot, HttpVersion version,
+    private void answerError(ChannelHandlerContext ctx, AnswerPlace place, HttpVersion version,
                              HttpResponseStatus status, SkiError error, Caller caller, SkiRequest ski, long start) {
         SkiError told = error == SkiError.REQUEST_DENIED && !revealDenied ? SkiError.SPKI_NOT_FOUND : error;
         FullHttpResponse response = status == null
@@ -162,7 +178,7 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         if (status == HttpResponseStatus.METHOD_NOT_ALLOWED) {
             response.headers().set(HttpHeaderNames.ALLOW, "POST");
         }
-        sequencer.complete(ctx, slot, response);
+        place.complete(ctx, response);
         requestLog.answered(caller, ski == null ? null : ski.method(), ski == null ? null : ski.spki(), error,
                 System.nanoTime() - start);
     }
@@ -184,8 +200,8 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         } else if (!(cause instanceof RequestReadTimeoutException)) { // the timer has counted that one
             errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
         }
-        ResponseSequencer.Slot slot = sequencer.reserve(close);
-        answerError(ctx, slot, HttpVersion.HTTP_1_1, status, SkiError.MALFORMED_REQUEST, caller, null, start);
+        AnswerPlace place = placeOf(request, close);
+        answerError(ctx, place, HttpVersion.HTTP_1_1, status, SkiError.MALFORMED_REQUEST, caller, null, start);
     }
 
     /** Why the HTTP envelope is not an SKI request, as the status to answer; {@code null} when it is one. */

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.elastikey.keyserver.authz.ClientIdentity;
 import io.elastikey.keyserver.ski.Caller;
+import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;
 import io.elastikey.protocol.pki.CertificateAuthority;
 import io.elastikey.protocol.pki.KeyType;
@@ -54,16 +55,20 @@ final class SkiHttpFuzzing {
 
     /** The same pipeline with {@code service} behind the handler. */
     static EmbeddedChannel channel(String protocol, SkiService service) {
+        return channel(protocol, service, (caller, method, spki, error, nanos) -> { }, Duration.ofSeconds(10));
+    }
+
+    /** The same pipeline, telling {@code requestLog} of every answer, with a request-read timeout of its own. */
+    static EmbeddedChannel channel(String protocol, SkiService service, RequestLog requestLog, Duration requestRead) {
         // A server channel as the parent: Http2MultiplexHandler tells server from client by it.
         EmbeddedChannel channel = new EmbeddedChannel(new LocalServerChannel(), DefaultChannelId.newInstance(), true,
                 false);
         channel.attr(CALLER).set(CALLER_VALUE);
         ProtocolErrorHandler errors = new ProtocolErrorHandler(kind -> { });
         ProtocolNegotiator negotiator = new ProtocolNegotiator(
-                new ProtocolNegotiator.Limits(MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_STREAMS, Duration.ofSeconds(10)),
-                errors, (caller, method, spki, error, nanos) -> { },
-                () -> new SkiHttpHandler(service, (caller, method, spki, error, nanos) -> { },
-                        1L << 40, false, errors, TICKET_KEYS));
+                new ProtocolNegotiator.Limits(MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_STREAMS, requestRead),
+                errors, requestLog,
+                () -> new SkiHttpHandler(service, requestLog, 1L << 40, false, errors, TICKET_KEYS));
         channel.pipeline().addLast("alpn", negotiator);
         channel.pipeline().addLast(ProtocolErrorHandler.NAME, errors);
         ChannelHandlerContext ctx = channel.pipeline().context(negotiator);
