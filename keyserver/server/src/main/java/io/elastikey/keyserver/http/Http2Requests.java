@@ -115,8 +115,10 @@ final class Http2Requests extends Http2ChannelDuplexHandler {
             return;
         }
         HttpRequest head;
+        long declared;
         try {
             head = HttpConversionUtil.toHttpRequest(stream.id(), frame.headers(), true);
+            declared = HttpUtil.getContentLength(head, -1L); // the codec has checked it; never trust twice
         } catch (Http2Exception | RuntimeException e) { // missing pseudo-headers, a method with a space...
             errors.report(ctx.channel(), ProtocolErrorKind.HTTP2, ProtocolErrorKind.describe(e));
             reset(stream, Http2Error.PROTOCOL_ERROR);
@@ -128,7 +130,6 @@ final class Http2Requests extends Http2ChannelDuplexHandler {
             return;
         }
         gathering.put(stream, request);
-        long declared = HttpUtil.getContentLength(head, -1L);
         if (declared > maxBodyBytes) {
             refuseOversized(request);
             return;

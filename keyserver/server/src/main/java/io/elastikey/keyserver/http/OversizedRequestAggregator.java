@@ -46,13 +46,25 @@ final class OversizedRequestAggregator extends HttpObjectAggregator {
      */
     @Override
     protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
-        if (hasUnknownExpectation(start)) {
-            return null;
+        if (start.decoderResult().isFailure() || hasUnknownExpectation(start)) {
+            return null; // the SKI handler answers what the codec could not parse (400)
         }
-        if (HttpUtil.is100ContinueExpected(start) && HttpUtil.getContentLength(start, -1L) > maxContentLength) {
+        if (HttpUtil.is100ContinueExpected(start) && declaredLength(start) > maxContentLength) {
             return null;
         }
         return super.newContinueResponse(start, maxContentLength, pipeline);
+    }
+
+    /**
+     * The {@code Content-Length} {@code message} declares; -1 without one; past any limit when it is not a number,
+     * which the SKI handler then answers {@code 413} without reading a body of unknown length.
+     */
+    private static long declaredLength(HttpMessage message) {
+        try {
+            return HttpUtil.getContentLength(message, -1L);
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /**

@@ -185,6 +185,23 @@ class Http2RequestsTest {
         assertThat(received().get(3)).containsExactly("headers 200", "data {\"output\":\"" + OUTPUT + "\"} end");
     }
 
+    /**
+     * Netty's codec refuses the headers (a stream error) before this pipeline sees them, and writes no RST_STREAM for
+     * a stream it never opened: the client's own timeout ends that one. What matters here is that nothing is served
+     * on it and the connection goes on.
+     */
+    @Test
+    void aContentLengthThatIsNoNumberIsNotServedAndTheConnectionGoesOn() throws Http2Exception {
+        headers(1, requestHeaders(-1).set("content-length", "12abc"), false);
+        data(1, BODY, true);
+        assertThat(received().getOrDefault(1, List.of())).noneMatch(frame -> frame.startsWith("headers"));
+        assertThat(logged).isEmpty();
+
+        request(3);
+        assertThat(received().get(3)).containsExactly("headers 200", "data {\"output\":\"" + OUTPUT + "\"} end");
+        assertThat(server.isActive()).isTrue();
+    }
+
     private static Http2Headers requestHeaders(int contentLength) {
         Http2Headers headers = new DefaultHttp2Headers().method("POST").path("/").scheme("https").authority("ks")
                 .set("content-type", "application/json");
@@ -259,6 +276,12 @@ class Http2RequestsTest {
                     @Override
                     public void onRstStreamRead(ChannelHandlerContext ctx, int streamId, long errorCode) {
                         add(streamId, "rst " + errorCode);
+                    }
+
+                    @Override
+                    public void onGoAwayRead(ChannelHandlerContext ctx, int lastStreamId, long errorCode,
+                                             ByteBuf debugData) {
+                        add(0, "goaway " + errorCode);
                     }
 
                     private void add(int streamId, String frame) {

@@ -30,7 +30,8 @@ import io.netty.handler.ssl.ApplicationProtocolNames;
  * byte of an input sets the size of the reads the bytes arrive in. Seeds: {@code SkiHttp1FuzzTestInputs/serve/}.
  */
 class SkiHttp1FuzzTest {
-    private static final Set<Integer> STATUSES = Set.of(200, 400, 403, 404, 405, 413, 415, 417, 431, 500, 503);
+    private static final Set<Integer> STATUSES = Set.of(200, 400, 403, 404, 405, 408, 413, 414, 415, 417, 431, 500, 503,
+            505);
     /**
      * {@code 100 Continue}, the one answer the aggregator writes itself (to {@code Expect: 100-continue} with a body
      * within the limit): an interim response, bodiless by definition, with the request's final answer after it.
