@@ -243,8 +243,10 @@ final class Http2Requests extends Http2ChannelDuplexHandler {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
-        if (event instanceof Http2FrameStreamEvent change && change.stream().state() == Http2Stream.State.CLOSED) {
-            forget(change.stream()); // reset by the client, or closed by the codec
+        if (event instanceof Http2FrameStreamEvent change) { // no handler after this one has streams to tell
+            if (change.stream().state() == Http2Stream.State.CLOSED) {
+                forget(change.stream()); // reset by the client, or closed by the codec
+            }
             return;
         }
         super.userEventTriggered(ctx, event);
