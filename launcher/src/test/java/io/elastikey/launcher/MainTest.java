@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.nio.file.attribute.PosixFilePermission;
 import org.junit.jupiter.api.Test;
@@ -53,6 +54,73 @@ class MainTest {
         assertThat(run("loadgen", "resize", "--help").out()).contains("--low-percent", "--load-percent",
                 "resize-idle-priority").doesNotContain("WARN");
         assertThat(run("bench", "ski-scale", "--help").out()).contains("--quick", "--keys", "--open-duration");
+    }
+
+    /**
+     * Every command's {@code --help}, subcommands of subcommands included, formats without a picocli warning. Picocli
+     * runs each description, header and footer through {@code String.format}; an unescaped {@code %} ("80% of")
+     * makes it print "[picocli WARN] Could not format ..." on stderr and show the raw text. That warning goes to the
+     * stream picocli's tracer took from {@code System.err} when it was loaded, which {@code System.setErr} no longer
+     * reaches, so the test points the tracer itself at a buffer.
+     */
+    @Test
+    void everyCommandsHelpFormatsWithoutAPicocliWarning() throws Exception {
+        List<List<String>> paths = new ArrayList<>();
+        commandPaths(Main.commandLine(), new ArrayList<>(), paths);
+        assertThat(paths).as("the tree reaches nested commands")
+                .contains(List.of("bench", "soak"), List.of("bench", "chaos"), List.of("loadgen", "resize"),
+                        List.of("keys", "generate"), List.of("store", "serve"));
+        ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        try (TracerCapture capture = TracerCapture.into(warnings)) {
+            CommandLine.tracer().warn("probe %s", "of the capture");
+            assertThat(warnings.toString(StandardCharsets.UTF_8)).as("the tracer writes to the capture")
+                    .contains("[picocli WARN] probe of the capture");
+            List<String> warned = new ArrayList<>();
+            for (List<String> path : paths) {
+                List<String> args = new ArrayList<>(path);
+                args.add("--help");
+                warnings.reset();
+                Result r = run(args.toArray(String[]::new));
+                assertThat(r.code()).as(String.join(" ", args)).isZero();
+                assertThat(r.out()).as(String.join(" ", args)).contains("Usage:");
+                String printed = warnings.toString(StandardCharsets.UTF_8) + r.out();
+                if (printed.contains("[picocli WARN]")) {
+                    warned.add(String.join(" ", args) + ": " + printed.lines()
+                            .filter(l -> l.contains("[picocli WARN]")).toList());
+                }
+            }
+            assertThat(warned).as("help texts with a '%' that is not '%%' or '%n'").isEmpty();
+        }
+    }
+
+    /** Every command's path below {@code command} (aliases once), depth first. */
+    private static void commandPaths(CommandLine command, List<String> prefix, List<List<String>> paths) {
+        for (CommandLine sub : new java.util.LinkedHashSet<>(command.getSubcommands().values())) {
+            List<String> path = new ArrayList<>(prefix);
+            path.add(sub.getCommandName());
+            paths.add(path);
+            commandPaths(sub, path, paths);
+        }
+    }
+
+    /** Points picocli's tracer (which holds the {@code System.err} of its class loading) at a buffer, at WARN. */
+    private record TracerCapture(java.lang.reflect.Field stream, PrintStream saved, CommandLine.TraceLevel level)
+            implements AutoCloseable {
+        static TracerCapture into(ByteArrayOutputStream buffer) throws ReflectiveOperationException {
+            CommandLine.Tracer tracer = CommandLine.tracer();
+            java.lang.reflect.Field stream = CommandLine.Tracer.class.getDeclaredField("stream");
+            stream.setAccessible(true);
+            TracerCapture capture = new TracerCapture(stream, (PrintStream) stream.get(tracer), tracer.getLevel());
+            stream.set(tracer, new PrintStream(buffer, true, StandardCharsets.UTF_8));
+            tracer.setLevel(CommandLine.TraceLevel.WARN);
+            return capture;
+        }
+
+        @Override
+        public void close() throws IllegalAccessException {
+            stream.set(CommandLine.tracer(), saved);
+            CommandLine.tracer().setLevel(level);
+        }
     }
 
     @Test

@@ -55,7 +55,7 @@ import picocli.CommandLine.Spec;
  * must not have corrupted the store). Results as the soak's: results.json, results.md, timeline.csv, timeline.png.
  */
 @Command(name = "chaos", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Open-loop load through an edge with two key servers (A on an ElasticStore, B on Redis) at 80% "
+        description = {"Open-loop load through an edge with two key servers (A on an ElasticStore, B on Redis) at 80%% "
                 + "of its measured peak while, one after another: A is SIGKILLed and restarted, B is SIGSTOPped and "
                 + "continued, the small tmpfs under A's store and a RESP ElasticStore is filled and freed, and B's "
                 + "Redis is killed and restarted. Writers count acknowledged writes into the ElasticStore and Redis "

@@ -42,9 +42,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Key server, edge and sample origin as three processes, under open-loop load through the edge "
-                + "at 80% of its measured peak for --duration (default 10 minutes): each connection a full TLS 1.3 "
+                + "at 80%% of its measured peak for --duration (default 10 minutes): each connection a full TLS 1.3 "
                 + "handshake (one key-server signature) and one GET. Verdicts: no failed connection, RSS growth "
-                + "under 5% after the warm-up, no file-descriptor growth.",
+                + "under 5%% after the warm-up, no file-descriptor growth.",
                 "Results (results.md, results.json, timeline.csv, timeline.png, the servers' logs) go to --out."},
         footer = {"", "Examples:", "  ./elastikey bench soak", "  ./elastikey bench soak --duration 2m --rate 400"})
 public final class SoakCommand implements Callable<Integer> {
