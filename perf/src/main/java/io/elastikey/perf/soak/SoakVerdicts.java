@@ -18,13 +18,17 @@ import java.util.function.ToDoubleFunction;
  *       {@code window} seconds right after the warm-up, minus one; met below 5 %. Medians, so one GC's moment does
  *       not decide.
  *   <li><b>File descriptors</b>, per process: not growing when the median count of the last window is at most
- *       the highest count of the first window after warm-up (connections in flight make the count move from
- *       second to second; a leak makes it climb past anything seen early).
+ *       one above the highest count of the first window after warm-up. Connections in flight make the count move
+ *       from second to second, and a count that sits at its early high half the time has a median half a
+ *       descriptor above it (the sample origin in a 10-minute soak: 99-102 throughout, 101 early, 101.5 at the end);
+ *       a leak grows with the connections served, hundreds of thousands in a soak, and climbs past any slack.
  * </ul>
  */
 record SoakVerdicts(long answered, long failed, Map<String, Long> failures, long warmupSeconds, long window,
                     Map<String, Growth> rss, Map<String, Growth> fds) {
     static final double RSS_LIMIT = 0.05;
+    /** Descriptors the last window's median may lie above the first window's high (see above). */
+    static final double FD_SLACK = 1;
 
     /** A process's figure after the warm-up and at the end. */
     record Growth(double after, double end, boolean met) {
@@ -51,7 +55,7 @@ record SoakVerdicts(long answered, long failed, Map<String, Long> failures, long
             rss.put(role, new Growth(rssAfter, rssEnd, rssAfter > 0 && rssEnd / rssAfter - 1 < RSS_LIMIT));
             double fdsMax = max(after, r -> r.fds().getOrDefault(role, -1));
             double fdsEnd = median(end, r -> r.fds().getOrDefault(role, -1));
-            fds.put(role, new Growth(fdsMax, fdsEnd, fdsMax > 0 && fdsEnd <= fdsMax));
+            fds.put(role, new Growth(fdsMax, fdsEnd, fdsMax > 0 && fdsEnd <= fdsMax + FD_SLACK));
         }
         return new SoakVerdicts(answered, failed, failures, warmupSeconds, window, rss, fds);
     }

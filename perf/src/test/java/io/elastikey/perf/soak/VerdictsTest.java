@@ -52,6 +52,22 @@ class VerdictsTest {
     }
 
     @Test
+    void anFdCountAtItsEarlyHighHalfTheTimeIsNoGrowthButTwoAboveIt() throws Exception {
+        Timeline steady = new Timeline(List.of("origin"), directory.resolve("steady.csv"));
+        Timeline leaking = new Timeline(List.of("origin"), directory.resolve("leaking.csv"));
+        for (int s = 0; s < 44; s++) {
+            boolean late = s >= 34; // the last window (10 s of the 40 after warm-up)
+            int early = s < 14 ? 99 + s % 3 : 100; // 99-101 in the first window after warm-up
+            steady.add(row(s, 100, Map.of(), Map.of("origin", 1000L), Map.of("origin", late ? 101 + s % 2 : early)));
+            leaking.add(row(s, 100, Map.of(), Map.of("origin", 1000L), Map.of("origin", late ? 103 : early)));
+        }
+
+        assertThat(SoakVerdicts.judge(steady, 4).fds().get("origin").end()).isEqualTo(101.5);
+        assertThat(SoakVerdicts.judge(steady, 4).fdsMet()).isTrue();
+        assertThat(SoakVerdicts.judge(leaking, 4).fdsMet()).isFalse();
+    }
+
+    @Test
     void aFaultsShareOfFailuresAndItsRecoveryComeFromItsWindow() throws Exception {
         Timeline timeline = new Timeline(List.of("edge"), directory.resolve("t.csv"));
         for (int s = 0; s < 30; s++) {
