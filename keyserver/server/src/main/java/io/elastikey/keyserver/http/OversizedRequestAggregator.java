@@ -49,6 +49,9 @@ final class OversizedRequestAggregator extends HttpObjectAggregator {
         if (start.decoderResult().isFailure() || hasUnknownExpectation(start)) {
             return null; // the SKI handler answers what the codec could not parse (400)
         }
+        if (!pipeline.channel().isActive()) {
+            return null; // an earlier answer closed the connection: nobody is waiting to send a body
+        }
         if (HttpUtil.is100ContinueExpected(start) && declaredLength(start) > maxContentLength) {
             return null;
         }
