@@ -3,6 +3,7 @@ package io.elastikey.perf;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -52,6 +53,19 @@ public final class JvmFlags {
         List<String> missing = new ArrayList<>(fromBuild());
         missing.removeAll(have);
         return missing;
+    }
+
+    /**
+     * Whether this JVM has every flag of jvm.properties; when it has not, says which it lacks and how to start it on
+     * {@code err}. For the commands that open a store in their own JVM, where a missing flag fails much later and
+     * far less clearly.
+     */
+    public static boolean thisJvmHasThem(PrintStream err) {
+        List<String> missing = missingFromThisJvm();
+        if (!missing.isEmpty()) {
+            err.println("this JVM lacks flags of jvm.properties " + missing + "; start it with " + SHELL_HINT);
+        }
+        return missing.isEmpty();
     }
 
     /** Splits a user's {@code --jvm-args} string on whitespace; no quoting. */

@@ -143,10 +143,7 @@ public final class GovernorTimeline implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<String> missing = JvmFlags.missingFromThisJvm();
-        if (!missing.isEmpty()) {
-            System.err.println("this JVM lacks flags of jvm.properties " + missing + "; start it with "
-                    + JvmFlags.SHELL_HINT);
+        if (!JvmFlags.thisJvmHasThem(System.err)) {
             return 2;
         }
         LoadSteps load = LoadSteps.parse(steps);

@@ -87,10 +87,7 @@ public final class OpenLoopGet implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<String> missing = JvmFlags.missingFromThisJvm();
-        if (!missing.isEmpty()) {
-            System.err.println("this JVM lacks flags of jvm.properties " + missing + "; start it with "
-                    + JvmFlags.SHELL_HINT);
+        if (!JvmFlags.thisJvmHasThem(System.err)) {
             return 2;
         }
         if (rate < 1 || durationSeconds < 1 || warmupSeconds < 0 || threads < 1) {

@@ -135,10 +135,7 @@ public final class ResizeTimeline implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<String> missing = JvmFlags.missingFromThisJvm();
-        if (!missing.isEmpty()) {
-            System.err.println("this JVM lacks flags of jvm.properties " + missing + "; start it with "
-                    + JvmFlags.SHELL_HINT);
+        if (!JvmFlags.thisJvmHasThem(System.err)) {
             return 2;
         }
         if (threads < 1 || peakSeconds < 1 || loadPercent < 1 || rate < 0 || lowPercent < 0 || highPercent > 100
