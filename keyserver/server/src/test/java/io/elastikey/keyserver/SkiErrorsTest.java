@@ -540,7 +540,12 @@ class SkiErrorsTest {
             assertThat(refused.status()).as(refused.head()).isEqualTo(417);
             assertThat(refused.body()).isEqualTo(MALFORMED);
             assertThat(refused.header("Connection")).isNull();
-            assertThat(next.status()).as(next.head()).isEqualTo(200);
+            // The fixture has one crypto worker and a queue of one: when the worker has not yet taken the slow job
+            // as the third request arrives (a loaded machine, once in a clean-clone run), that one is answered
+            // 503 overloaded. Either answer, in order on the same connection, shows the connection went on.
+            assertThat(next.status()).as(next.head()).isIn(200, 503);
+            assertThat(next.body()).satisfiesAnyOf(body -> assertThat(body).startsWith("{\"output\":\""),
+                    body -> assertThat(body).isEqualTo(OVERLOADED));
         }
         assertAudited(undecoded);
     }
