@@ -25,7 +25,7 @@ import io.netty.handler.codec.http.TooLongHttpContentException;
  * connection stays usable. Closing at once instead would leave unread body bytes in the
  * server's receive buffer, and the kernel would answer the close with a reset that can destroy
  * the 413 before the client reads it.
- * *
+ *
  * <p>An {@code Expect} header is not answered here either, except with {@code 100 Continue}. Netty's aggregator
  * would write a bodiless {@code 417} for an expectation it does not know and a bodiless {@code 413} for
  * {@code 100-continue} with a {@code Content-Length} over the limit, itself, at once: past the SKI handler, so
