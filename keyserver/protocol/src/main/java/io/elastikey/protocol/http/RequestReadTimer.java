@@ -5,6 +5,7 @@ import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.elastikey.protocol.net.ProtocolErrorKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -19,7 +20,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Closes what a slow client keeps open. The idle timeout does not: a client that sends one byte every few seconds is
@@ -45,12 +46,13 @@ import java.util.function.Consumer;
 public final class RequestReadTimer {
     private final long timeoutNanos;
     private final ProtocolErrorHandler errors;
-    private final Consumer<ChannelHandlerContext> onExpiry;
+    private final BiConsumer<ChannelHandlerContext, RequestReadTimeoutException> onExpiry;
     private ChannelHandlerContext ctx;
     private ScheduledFuture<?> pending;
     private boolean expired;
 
-    RequestReadTimer(Duration timeout, ProtocolErrorHandler errors, Consumer<ChannelHandlerContext> onExpiry) {
+    RequestReadTimer(Duration timeout, ProtocolErrorHandler errors,
+                     BiConsumer<ChannelHandlerContext, RequestReadTimeoutException> onExpiry) {
         this.timeoutNanos = timeout.toNanos();
         this.errors = errors;
         this.onExpiry = onExpiry;
@@ -74,14 +76,26 @@ public final class RequestReadTimer {
 
     /** The connection-level timer of HTTP/2: add it before the HTTP/2 codec. */
     public static ChannelHandler http2Connection(Duration timeout, ProtocolErrorHandler errors) {
-        return new Http2FrameTracker(new RequestReadTimer(timeout, errors, ChannelHandlerContext::close));
+        return new Http2FrameTracker(new RequestReadTimer(timeout, errors, (ctx, cause) -> ctx.close()));
+    }
+
+    /**
+     * Counts and logs one request that did not arrive whole within {@code timeoutNanos} of its first byte, and returns
+     * the decoder failure that stands for it. Public for the HTTP/2 request gatherer that keeps a clock per stream
+     * itself, so that both report an expiry alike.
+     */
+    public static RequestReadTimeoutException reportExpiry(ProtocolErrorHandler errors, Channel channel,
+                                                           long timeoutNanos) {
+        errors.report(channel, ProtocolErrorKind.TIMEOUT, "request not complete within "
+                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms of its first byte");
+        return new RequestReadTimeoutException("request not complete in time");
     }
 
     /** Hands the application a request that stands for the one that did not arrive, to be answered 408. */
-    private static void answerTimedOut(ChannelHandlerContext ctx) {
+    private static void answerTimedOut(ChannelHandlerContext ctx, RequestReadTimeoutException cause) {
         FullHttpRequest stand = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/",
                 Unpooled.EMPTY_BUFFER);
-        stand.setDecoderResult(DecoderResult.failure(new RequestReadTimeoutException("request not complete in time")));
+        stand.setDecoderResult(DecoderResult.failure(cause));
         ctx.fireChannelRead(stand);
     }
 
@@ -109,9 +123,7 @@ public final class RequestReadTimer {
         if (!ctx.channel().isActive()) {
             return;
         }
-        errors.report(ctx.channel(), ProtocolErrorKind.TIMEOUT, "request not complete within "
-                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms of its first byte");
-        onExpiry.accept(ctx);
+        onExpiry.accept(ctx, reportExpiry(errors, ctx.channel(), timeoutNanos));
     }
 
     /** Before the codec: bytes arriving while no request is under way start the clock. */

@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
  * key server's crypto on its worker pool, the edge's cache hit before the origin's miss); HTTP/1.1 has no request
  * IDs, so an answer that is ready early waits for the ones before it. Both servers use this one class.
  *
- * <p>Confined to the channel's event loop. Over HTTP/2 each stream is its own channel with a single request, so the
- * sequencer only ever holds one answer there. A handler with state of its own keeps one per instance; a sharable
- * handler takes the channel's with {@link #of(Channel)}.
+ * <p>Confined to the channel's event loop. Where HTTP/2 streams are channels of their own (the edge), each has a
+ * single request, so the sequencer only ever holds one answer there. A handler with state of its own keeps one per
+ * instance; a sharable handler takes the channel's with {@link #of(Channel)}.
  */
 public final class ResponseSequencer {
     /**
@@ -48,7 +48,7 @@ public final class ResponseSequencer {
 
     /** Reserves the next place in line; {@code closeAfter}: the connection closes once this answer is written. */
     public Slot reserve(boolean closeAfter) {
-        Slot slot = new Slot(closeAfter);
+        Slot slot = new Slot(this, closeAfter);
         if (closing) {
             slot.discarded = true; // arrived after the answer that closes the connection
         } else {
@@ -103,14 +103,21 @@ public final class ResponseSequencer {
         slots.clear();
     }
 
-    /** One request's place in line. */
-    public static final class Slot {
+    /** One request's place in line; completing it is {@link #complete(ChannelHandlerContext, Slot, FullHttpResponse)}. */
+    public static final class Slot implements AnswerPlace {
+        private final ResponseSequencer sequencer;
         private final boolean closeAfter;
         private FullHttpResponse response;
         private boolean discarded;
 
-        private Slot(boolean closeAfter) {
+        private Slot(ResponseSequencer sequencer, boolean closeAfter) {
+            this.sequencer = sequencer;
             this.closeAfter = closeAfter;
+        }
+
+        @Override
+        public void complete(ChannelHandlerContext ctx, FullHttpResponse answer) {
+            sequencer.complete(ctx, this, answer);
         }
     }
 }

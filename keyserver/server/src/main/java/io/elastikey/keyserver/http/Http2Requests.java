@@ -1,8 +1,9 @@
 // Http2Requests -- an HTTP/2 connection's requests gathered from their streams' frames, and their answers written back.
 package io.elastikey.keyserver.http;
 
+import io.elastikey.protocol.http.AnswerPlace;
 import io.elastikey.protocol.http.ConnectionFlush;
-import io.elastikey.protocol.http.RequestReadTimeoutException;
+import io.elastikey.protocol.http.RequestReadTimer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.elastikey.protocol.net.ProtocolErrorKind;
 import io.netty.buffer.ByteBuf;
@@ -200,9 +201,7 @@ final class Http2Requests extends Http2ChannelDuplexHandler {
         if (gathering.get(request.stream) != request || !ctx.channel().isActive()) {
             return;
         }
-        errors.report(ctx.channel(), ProtocolErrorKind.TIMEOUT, "request not complete within "
-                + TimeUnit.NANOSECONDS.toMillis(requestReadNanos) + " ms of its first byte");
-        standIn(request, new RequestReadTimeoutException("request not complete in time"));
+        standIn(request, RequestReadTimer.reportExpiry(errors, ctx.channel(), requestReadNanos));
     }
 
     /**
@@ -345,7 +344,7 @@ final class Http2Requests extends Http2ChannelDuplexHandler {
     }
 
     /** A whole request of one stream, answered on that stream. */
-    final class StreamRequest extends DefaultFullHttpRequest implements SkiHttpHandler.AnswerPlace {
+    final class StreamRequest extends DefaultFullHttpRequest implements AnswerPlace {
         private final Http2FrameStream stream;
         private final boolean received;
 

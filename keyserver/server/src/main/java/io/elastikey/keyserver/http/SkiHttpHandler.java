@@ -6,6 +6,7 @@ import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;
 import io.elastikey.keyserver.tickets.TicketKeyService;
 import io.elastikey.protocol.tickets.TicketKeySet;
+import io.elastikey.protocol.http.AnswerPlace;
 import io.elastikey.protocol.http.RequestChecks;
 import io.elastikey.protocol.http.RequestReadTimeoutException;
 import io.elastikey.protocol.http.ResponseSequencer;
@@ -63,19 +64,12 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         this.errors = errors;
     }
 
-    /** Where one request's answer goes: its place in an HTTP/1.1 connection's order, or its HTTP/2 stream. */
-    interface AnswerPlace {
-        /** Writes {@code response} there, taking ownership of it. On the connection's event loop. */
-        void complete(ChannelHandlerContext ctx, FullHttpResponse response);
-    }
-
     /** {@code request}'s place: its stream's over HTTP/2; over HTTP/1.1 the next in line. */
     private AnswerPlace placeOf(FullHttpRequest request, boolean closeAfter) {
         if (request instanceof AnswerPlace onItsStream) {
             return onItsStream;
         }
-        ResponseSequencer.Slot slot = sequencer.reserve(closeAfter);
-        return (ctx, response) -> sequencer.complete(ctx, slot, response);
+        return sequencer.reserve(closeAfter);
     }
 
     @Override
