@@ -50,7 +50,7 @@ final class AuditJson {
      * client's certificate names cannot break a line.
      */
     static String format(AuditEvent event) {
-        StringBuilder line = new StringBuilder(224);
+        StringBuilder line = new StringBuilder(320); // a line with a 64-character key ID is some 250
         line.append("{\"time\":\"");
         appendTime(line, event.time());
         line.append("\",\"client\":");
