@@ -33,13 +33,16 @@ public final class KeyServerConfig {
 
     public static final String DEFAULT_DATA_DIR = ConfigOptions.DEFAULT_DATA_DIR;
 
-    /** {@code store.memory} when not set: 128 MiB, or less when that would not fit this process's cgroup limit. */
-    static long defaultStoreMemory(OptionalLong cgroupLimit, long maxHeapBytes) {
-        return Math.min(DEFAULT_STORE_MEMORY, MemoryTierSizing.budget(cgroupLimit, maxHeapBytes));
+    /**
+     * {@code store.memory} when not set: 128 MiB, or less when that would not fit this process's cgroup limit beside
+     * its heap and the parsed-key cache's packed keys, which live off the heap ({@code keys.cache}).
+     */
+    static long defaultStoreMemory(OptionalLong cgroupLimit, long maxHeapBytes, long keyCacheBytes) {
+        return Math.min(DEFAULT_STORE_MEMORY, MemoryTierSizing.budget(cgroupLimit, maxHeapBytes + keyCacheBytes));
     }
 
     private static final long ENTRIES_PER_KEY = 4;
-    /** Holds some 480,000 EC P-256 keys (docs/keys.md, "Parsed-key cache"). */
+    /** Holds a million EC P-256 keys and ten thousand RSA-2048 keys (docs/keys.md, "Parsed-key cache"). */
     static final String DEFAULT_KEY_CACHE = "512m";
 
     private final Path dataDir;
@@ -118,7 +121,8 @@ public final class KeyServerConfig {
             throw new ConfigException("keys.expected: " + expectedKeys + " is outside 1 to 2^32");
         }
         storeMemoryBytes = source.get("store.memory") != null ? Values.size("store.memory", source.get("store.memory"))
-                : defaultStoreMemory(CgroupLimit.system().limitBytes(), Runtime.getRuntime().maxMemory());
+                : defaultStoreMemory(CgroupLimit.system().limitBytes(), Runtime.getRuntime().maxMemory(),
+                        keyCacheBytes);
         storeFsync = enumValue(FsyncPolicy.class, "store.fsync", or(source.get("store.fsync"), "group"));
         store = storeLocation(source.get("store"), dataDir);
         governor = governorConfig(source, storeMemoryBytes);

@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 
 import java.security.GeneralSecurityException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -20,46 +21,54 @@ import java.util.function.Function;
  * fingerprint. A key named by two identifiers (its key ID and a fingerprint, say) is cached twice; clients name a
  * key one way, so that costs little, and it spares every entry an alias map beside it.
  *
- * <p>A key whose private key is a {@link CompactKey} (P-256, signed natively) is held packed in one array
- * ({@link PackedKey}) and unpacked on each hit, so a million of them are a million arrays, not a dozen million
- * objects for the collector to mark.
+ * <p>Two parts, by what a key is:
+ * <ul>
+ *   <li>A key whose private key is a {@link CompactKey} (P-256, signed natively) is packed into one array
+ *       ({@link PackedKey}) and held off the heap ({@link PackedKeyTier}), unpacked on each hit: a million of them
+ *       are native memory the collector never sees. Once the tier is full, a missed key takes an older one's place
+ *       only if it is asked for more often (TinyLFU, as the store's memory tier).
+ *   <li>Every other key (RSA, P-384, Ed25519, the JDK providers' keys) stays the provider's key object, in a
+ *       Caffeine cache: an RSA key carries native Montgomery contexts its first operation builds, which a packed form
+ *       would rebuild on every hit.
+ * </ul>
  *
- * <p>Bounded by bytes ({@link KeyFootprint}): a million EC keys and ten thousand RSA keys differ eight-fold in size,
- * so a count says nothing about memory. Caffeine's W-TinyLFU decides what stays: under a skewed load, the popular
- * keys.
+ * <p>Bounded by bytes: the packed part by its table's own accounting ({@link io.elastikey.store.elastic.hot.HotTier#cost}),
+ * the objects by {@link KeyFootprint}; a million EC keys and ten thousand RSA keys differ eight-fold in size, so a
+ * count says nothing about memory. The packed part may take the whole capacity; the objects get what it leaves
+ * (re-applied on each object admission and each {@link #stats}), so together they stay within it but for the
+ * moments after packed keys grew.
  *
- * <p><b>Once full, one miss of an EC or Ed25519 key in {@value #FULL_ADMIT_ONE_IN} is offered to the cache</b>; the
- * others are answered with the key they loaded, which is then dropped (RSA keys are always offered: see
- * {@link #costlyToLoad}). Why: under a uniform load over more keys than fit (a million keys, a
- * cache of some 450,000), Caffeine would take in every missed key, hold it in its admission window for a while and
- * evict it again: hundreds of thousands of key objects a minute that live just long enough to be copied by young
- * collections and promoted, then die as old-generation garbage whose native halves wait for a concurrent cycle
- * (docs/benchmarks.md, "Key server at scale", measured a young pause every 100-200 ms). Under a uniform load no set of
- * keys is better than another, so the hit ratio does not suffer; under a skewed one a hot key misses a few more times
- * before it is in, and TinyLFU keeps it from then on. A key dropped this way is parsed again on its next miss, as it
- * would have been after its eviction.
+ * <p><b>Once the object part is full, one miss of an EC or Ed25519 key object in {@value #FULL_ADMIT_ONE_IN} is
+ * offered to it</b>; the others are answered with the key they loaded, which is then dropped (RSA keys are always
+ * offered: see {@link #costlyToLoad}). Why: under a uniform load over more keys than fit, Caffeine would take in every
+ * missed key, hold it in its admission window for a while and evict it again: hundreds of thousands of key objects a
+ * minute that live just long enough to be copied by young collections and promoted, then die as old-generation
+ * garbage (docs/benchmarks.md, "Key server at scale", measured a young pause every 100-200 ms). Under a uniform load
+ * no set of keys is better than another, so the hit ratio does not suffer; under a skewed one a hot key misses a few
+ * more times before it is in, and TinyLFU keeps it from then on.
  *
- * <p>A capacity of 0 disables the cache: every find reads the store and unseals. Cached keys are plain private-key
- * objects in process memory (docs/keys.md).
+ * <p>A capacity of 0 disables the cache: every find reads the store and unseals. Cached keys are private keys in
+ * process memory, heap or native (docs/keys.md).
  *
- * <p>Thread-safe. A miss loads under Caffeine's per-entry computation, so concurrent finds of one cold key parse it
- * once.
+ * <p>Thread-safe. Two concurrent misses of one cold key may both load it; the first one cached stays.
  */
-final class KeyCache {
-    /** Once the cache has evicted for room, one miss in this many is cached (see the class comment). */
+final class KeyCache implements AutoCloseable {
+    /** Once the object part has evicted for room, one miss in this many is cached (see the class comment). */
     static final int FULL_ADMIT_ONE_IN = 8;
 
     private final long capacityBytes;
     private final PrivateKeyParser parser;
-    /** Values are {@link LoadedKey}s, or {@link PackedKey} arrays for keys that pack. */
-    private final Cache<String, Object> keys;
+    /** Keys that pack; {@code null} when the cache is disabled. */
+    private final PackedKeyTier packed;
+    /** Keys that do not pack; {@code null} when the cache is disabled. */
+    private final Cache<String, LoadedKey> objects;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
-    private final LongAdder evictions = new LongAdder();
+    private final LongAdder objectEvictions = new LongAdder();
     private final LongAdder notAdmitted = new LongAdder();
     private final AtomicLong generation = new AtomicLong();
-    /** Set by the first eviction for room, cleared by invalidation: whether a miss must earn its place. */
-    private volatile boolean full;
+    /** Set by the object part's first eviction for room, cleared by invalidation: whether a miss must earn its place. */
+    private volatile boolean objectsFull;
 
     KeyCache(long capacityBytes, PrivateKeyParser parser) {
         if (capacityBytes < 0) {
@@ -68,24 +77,29 @@ final class KeyCache {
         }
         this.capacityBytes = capacityBytes;
         this.parser = parser;
-        this.keys = capacityBytes == 0 ? null : Caffeine.newBuilder()
+        this.packed = capacityBytes == 0 ? null : new PackedKeyTier(capacityBytes);
+        this.objects = capacityBytes == 0 ? null : Caffeine.newBuilder()
                 .maximumWeight(capacityBytes)
                 .weigher(KeyFootprint::of)
-                .evictionListener((String identifier, Object key, RemovalCause cause) -> evicted(cause))
+                .evictionListener((String identifier, LoadedKey key, RemovalCause cause) -> evicted(cause))
                 .build();
     }
 
     /** The cached key for an identifier (key ID or alias), counted as a hit; {@code null} when not cached. */
     LoadedKey lookup(String identifier) {
-        if (keys == null) {
+        if (packed == null) {
             return null;
         }
-        Object cached = keys.getIfPresent(identifier);
-        if (cached == null) {
-            return null;
+        byte[] found = packed.get(PackedKeyTier.keyOf(identifier));
+        if (found != null) {
+            hits.increment();
+            return unpack(found);
         }
-        hits.increment();
-        return unpacked(cached);
+        LoadedKey key = objects.getIfPresent(identifier);
+        if (key != null) {
+            hits.increment();
+        }
+        return key;
     }
 
     /**
@@ -97,53 +111,65 @@ final class KeyCache {
     }
 
     /**
-     * Loads a key after a {@link #lookup} miss, counted as a miss: from the cache if another thread loaded it
-     * meanwhile, else through {@code loader}, whose result is cached unless an invalidation happened since
-     * {@code readGeneration}.
+     * Loads a key after a {@link #lookup} miss, counted as a miss, through {@code loader}, and caches it unless an
+     * invalidation happened since {@code readGeneration} or the cache is full and the key does not earn a place.
      */
     LoadedKey load(String identifier, long readGeneration, Function<String, LoadedKey> loader) {
         misses.increment();
-        if (keys == null) {
-            return loader.apply(identifier);
+        LoadedKey key = loader.apply(identifier);
+        if (packed == null || key == null) {
+            return key;
         }
-        LoadedKey key;
-        if (full) {
-            key = loader.apply(identifier);
-            if (key == null || !costlyToLoad(key) && ThreadLocalRandom.current().nextInt(FULL_ADMIT_ONE_IN) != 0) {
-                notAdmitted.increment();
-                return key;
-            }
-            keys.asMap().putIfAbsent(identifier, packed(key));
-        } else {
-            Object cached = keys.get(identifier, id -> {
-                LoadedKey loaded = loader.apply(id);
-                return loaded == null ? null : packed(loaded);
-            });
-            key = cached == null ? null : unpacked(cached); // a packed key is unpacked even here: 0.3 µs on a miss
-        }
-        if (generation.get() != readGeneration) {
-            keys.invalidate(identifier); // raced with a remove or update: the caller gets what it read, nobody else
+        byte[] packedKey = PackedKey.pack(key);
+        boolean cached = packedKey != null
+                ? packed.admit(PackedKeyTier.keyOf(identifier), packedKey, true)
+                : admitObject(identifier, key);
+        if (!cached) {
+            notAdmitted.increment();
+        } else if (generation.get() != readGeneration) {
+            forget(identifier); // raced with a remove or update: the caller gets what it read, nobody else
         }
         return key;
     }
 
+    private boolean admitObject(String identifier, LoadedKey key) {
+        fitObjectsBesidePackedKeys();
+        if (objectsFull && !costlyToLoad(key) && ThreadLocalRandom.current().nextInt(FULL_ADMIT_ONE_IN) != 0) {
+            return false;
+        }
+        objects.asMap().putIfAbsent(identifier, key);
+        return true;
+    }
+
     /** Whether {@code identifier} is cached; not counted as a hit or a miss. */
     boolean contains(String identifier) {
-        return keys != null && keys.getIfPresent(identifier) != null;
+        return packed != null
+                && (packed.contains(PackedKeyTier.keyOf(identifier)) || objects.getIfPresent(identifier) != null);
     }
 
     /**
      * Caches a key a bulk reader loaded ({@link KeyRepository#preload}), unless an invalidation happened since
-     * {@code readGeneration}; not counted as a miss. Returns {@code false}, caching nothing, once the cache has
-     * evicted for room: a bulk load then has nothing better to offer than what is in.
+     * {@code readGeneration}; not counted as a miss. Returns {@code false}, caching nothing, once the key's part of
+     * the cache has no room left: a bulk load, hottest first, then has nothing better to offer than what is in.
      */
     boolean offer(String identifier, long readGeneration, LoadedKey key) {
-        if (keys == null || full) {
+        if (packed == null) {
             return false;
         }
-        keys.asMap().putIfAbsent(identifier, packed(key));
+        byte[] packedKey = PackedKey.pack(key);
+        if (packedKey != null) {
+            if (!packed.admit(PackedKeyTier.keyOf(identifier), packedKey, false)) {
+                return false;
+            }
+        } else {
+            if (objectsFull) {
+                return false;
+            }
+            fitObjectsBesidePackedKeys();
+            objects.asMap().putIfAbsent(identifier, key);
+        }
         if (generation.get() != readGeneration) {
-            keys.invalidate(identifier);
+            forget(identifier);
         }
         return true;
     }
@@ -168,56 +194,76 @@ final class KeyCache {
      */
     void invalidate(Collection<String> keyIds) {
         generation.incrementAndGet();
-        full = false;
-        if (keys != null && !keyIds.isEmpty()) {
+        objectsFull = false;
+        if (packed != null && !keyIds.isEmpty()) {
             Set<String> gone = Set.copyOf(keyIds);
-            keys.asMap().values().removeIf(key -> gone.contains(key instanceof byte[] packed
-                    ? PackedKey.keyIdOf(packed) : ((LoadedKey) key).keyId()));
+            objects.asMap().values().removeIf(key -> gone.contains(key.keyId()));
+            packed.removeIf(key -> gone.contains(PackedKey.keyIdOf(key)));
         }
     }
 
     /**
-     * Up to {@code limit} cached identifiers, most valuable first (Caffeine's hottest), for a warm start: what was
-     * in the cache when the server stopped is what the next one loads first.
+     * Up to {@code limit} cached identifiers, most valuable first, for a warm start: what was in the cache when the
+     * server stopped is what the next one loads first. Key objects lead (an RSA key is the costlier to load), then
+     * the packed keys, most often asked for first.
      */
     List<String> hottest(int limit) {
-        if (keys == null) {
+        if (packed == null) {
             return List.of();
         }
-        return keys.policy().eviction().map(e -> List.copyOf(e.hottest(limit).keySet())).orElse(List.of());
+        List<String> hottest = new ArrayList<>(objects.policy().eviction()
+                .map(e -> e.hottest(limit).keySet()).orElse(Set.of()));
+        hottest.addAll(packed.hottest(limit - hottest.size()));
+        return hottest;
     }
 
     KeyCacheStats stats() {
-        if (keys == null) {
+        if (packed == null) {
             return new KeyCacheStats(hits.sum(), misses.sum(), 0, 0, 0, 0, 0);
         }
-        keys.cleanUp();
-        long weighted = keys.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
-        return new KeyCacheStats(hits.sum(), misses.sum(), evictions.sum(), notAdmitted.sum(), keys.estimatedSize(),
-                weighted, capacityBytes);
+        fitObjectsBesidePackedKeys();
+        objects.cleanUp();
+        long objectBytes = objects.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
+        return new KeyCacheStats(hits.sum(), misses.sum(), objectEvictions.sum() + packed.evictions(),
+                notAdmitted.sum(), objects.estimatedSize() + packed.entries(), objectBytes + packed.usedBytes(),
+                capacityBytes);
     }
 
-    /** What the cache holds for {@code key}: packed when it packs ({@link PackedKey}), else the key itself. */
-    private static Object packed(LoadedKey key) {
-        byte[] packed = PackedKey.pack(key);
-        return packed != null ? packed : key;
-    }
-
-    private LoadedKey unpacked(Object cached) {
-        if (!(cached instanceof byte[] packed)) {
-            return (LoadedKey) cached;
+    /** Frees the packed part's native memory; lookups afterwards miss. */
+    @Override
+    public void close() {
+        if (packed != null) {
+            packed.close();
         }
+    }
+
+    /** Gives the object part what the packed keys leave of the capacity (when that moved by more than 1/64). */
+    private void fitObjectsBesidePackedKeys() {
+        long room = Math.max(0, capacityBytes - packed.usedBytes());
+        objects.policy().eviction().ifPresent(e -> {
+            if (Math.abs(e.getMaximum() - room) > capacityBytes / 64) {
+                e.setMaximum(room);
+            }
+        });
+    }
+
+    private void forget(String identifier) {
+        objects.invalidate(identifier);
+        packed.remove(PackedKeyTier.keyOf(identifier));
+    }
+
+    private LoadedKey unpack(byte[] packedKey) {
         try {
-            return PackedKey.unpack(packed, parser);
+            return PackedKey.unpack(packedKey, parser);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("a packed key its own parser cannot rebuild", e);
         }
     }
 
     private void evicted(RemovalCause cause) {
-        evictions.increment();
+        objectEvictions.increment();
         if (cause == RemovalCause.SIZE) {
-            full = true;
+            objectsFull = true;
         }
     }
 }

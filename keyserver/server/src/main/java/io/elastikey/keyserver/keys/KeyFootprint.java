@@ -10,8 +10,8 @@ import java.util.Collection;
  * native key behind them), the {@link LoadedKey} with its strings, the identifier it is cached under, and the cache's
  * own node. Estimates, not measurements per entry: they were measured once per key type (RSS and heap growth while
  * holding 20,000 to 100,000 keys parsed by ACCP 2.5.0, each used once; docs/keys.md) and rounded up. Keys of the
- * JDK providers are smaller, so the cache errs on the side of holding fewer. A {@link PackedKey} is an array of known
- * size.
+ * JDK providers are smaller, so the cache errs on the side of holding fewer. Packed keys are not weighed here: the
+ * off-heap table that holds them counts its own bytes ({@link PackedKeyTier}).
  */
 final class KeyFootprint {
     /** Caffeine's node, the map's node and its table slot, and the {@link LoadedKey} object. */
@@ -20,15 +20,8 @@ final class KeyFootprint {
     private KeyFootprint() {
     }
 
-    /** Caffeine's node, the map's node and its table slot: what a {@link PackedKey} entry costs besides its array. */
-    static final int PACKED_ENTRY_OVERHEAD = ENTRY_OVERHEAD - 32;
-
-    /** Bytes held by caching {@code value} (a {@link LoadedKey} or a {@link PackedKey} array) under {@code identifier}. */
-    static int of(String identifier, Object value) {
-        if (value instanceof byte[] packed) {
-            return PACKED_ENTRY_OVERHEAD + string(identifier) + 16 + (packed.length + 7) / 8 * 8;
-        }
-        LoadedKey key = (LoadedKey) value;
+    /** Bytes held by caching {@code key} under {@code identifier}. */
+    static int of(String identifier, LoadedKey key) {
         int bytes = ENTRY_OVERHEAD + providerKey(key.type()) + string(identifier) + strings(key.names())
                 + strings(key.tags());
         return identifier.equals(key.keyId()) ? bytes : bytes + string(key.keyId());

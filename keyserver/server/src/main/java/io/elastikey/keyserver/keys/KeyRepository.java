@@ -369,9 +369,10 @@ public final class KeyRepository implements AutoCloseable {
         return cache.stats();
     }
 
-    /** Closes the store when this repository opened it ({@link #open}). */
+    /** Frees the parsed-key cache, and closes the store when this repository opened it ({@link #open}). */
     @Override
     public void close() {
+        cache.close();
         if (ownsStore) {
             store.close();
         }

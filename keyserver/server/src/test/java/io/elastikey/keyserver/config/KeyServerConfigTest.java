@@ -302,14 +302,20 @@ class KeyServerConfigTest {
     }
 
     @Test
-    void storeMemoryDefaultsTo128MibOrWhatFitsACgroupLimit() {
+    void storeMemoryDefaultsTo128MibOrWhatFitsACgroupLimitBesideTheHeapAndTheKeyCache() {
         long mib = 1L << 20;
-        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.empty(), 640 * mib)).isEqualTo(128 * mib);
-        // 1 GiB cgroup, -Xmx640m: (1024 - 640 - 128) / 2 = 128; 896 MiB: 64; 768 MiB: nothing left for a tier
-        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(1024 * mib), 640 * mib))
+        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.empty(), 512 * mib, 512 * mib))
                 .isEqualTo(128 * mib);
-        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(896 * mib), 640 * mib))
+        // 1.5 GiB cgroup, -Xmx512m and keys.cache=512m: (1536 - 512 - 512 - 128) / 2 = 192, capped at 128
+        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(1536 * mib), 512 * mib, 512 * mib))
+                .isEqualTo(128 * mib);
+        // 1.25 GiB: (1280 - 1152) / 2 = 64; 1152 MiB: nothing left for a tier
+        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(1280 * mib), 512 * mib, 512 * mib))
                 .isEqualTo(64 * mib);
-        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(768 * mib), 640 * mib)).isZero();
+        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(1152 * mib), 512 * mib, 512 * mib))
+                .isZero();
+        // The packed keys count because they live off the heap: without the cache the same 1.25 GiB leaves 128.
+        assertThat(KeyServerConfig.defaultStoreMemory(java.util.OptionalLong.of(1280 * mib), 512 * mib, 0))
+                .isEqualTo(128 * mib);
     }
 }

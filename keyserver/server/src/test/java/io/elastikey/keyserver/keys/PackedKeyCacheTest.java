@@ -12,6 +12,7 @@ import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.ski.SignatureScheme;
 import io.elastikey.protocol.ski.SkiRequest;
 import io.elastikey.store.elastic.ElasticStore;
+import io.elastikey.store.elastic.hot.HotTier;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -137,21 +138,72 @@ class PackedKeyCacheTest {
     }
 
     @Test
-    void preloadStopsOnceTheCacheHasEvictedForRoom() {
+    void preloadStopsOnceThePackedKeysHaveNoRoomLeft() {
         List<String> keyIds = new ArrayList<>();
         for (int i = 0; i < 60; i++) {
             keyIds.add(keys.add(TestKeys.fresh(KeyType.EC_P256, "full-" + i + ".example.test")));
         }
-        long oneEntry = KeyFootprint.PACKED_ENTRY_OVERHEAD + 64 + 150;
+        long oneEntry = HotTier.cost(64, 150);
         KeyRepository small = new KeyRepository(store, KeyRepositoryTest.KEK, provider.keyParser(), 20 * oneEntry);
 
         int cached = small.preload(keyIds);
 
-        KeyCacheStats stats = small.cacheStats(); // runs Caffeine's pending evictions
-        assertThat(cached).isGreaterThanOrEqualTo(10);
-        assertThat(stats.evictions()).isPositive();
-        assertThat(stats.entries()).isLessThan(60);
+        KeyCacheStats stats = small.cacheStats();
+        assertThat(cached).isBetween(10, 59);
+        assertThat(stats.entries()).isEqualTo(cached);
+        assertThat(stats.evictions()).as("a warm start, hottest first, evicts nothing").isZero();
         assertThat(stats.bytes()).isLessThanOrEqualTo(20 * oneEntry);
         assertThat(small.preload(keyIds)).as("full: nothing more is cached").isZero();
+        small.close();
+    }
+
+    @Test
+    void aFullCacheTakesNoKeyAskedForOnceButTakesOneAskedForOftenInPlaceOfAColderOne() {
+        List<String> keyIds = new ArrayList<>();
+        for (int i = 0; i < 80; i++) {
+            keyIds.add(keys.add(TestKeys.fresh(KeyType.EC_P256, "tinylfu-" + i + ".example.test")));
+        }
+        KeyRepository small = new KeyRepository(store, KeyRepositoryTest.KEK, provider.keyParser(),
+                20 * HotTier.cost(64, 150));
+        for (String id : keyIds.subList(0, 40)) {
+            assertThat(small.find(id).keyId()).isEqualTo(id);
+        }
+        KeyCacheStats filled = small.cacheStats();
+        assertThat(filled.entries()).isBetween(10L, 39L);
+        assertThat(filled.notAdmitted()).isPositive();
+
+        // A uniform stream of new keys, each asked for once: every one answered, none replaces a cached key.
+        for (String id : keyIds.subList(40, 70)) {
+            assertThat(small.find(id).keyId()).isEqualTo(id);
+        }
+        KeyCacheStats uniform = small.cacheStats();
+        assertThat(uniform.evictions()).isZero();
+        assertThat(uniform.entries()).isEqualTo(filled.entries());
+        assertThat(uniform.notAdmitted()).isEqualTo(filled.notAdmitted() + 30);
+
+        // A key asked for again and again earns a place, in place of one asked for once.
+        String popular = keyIds.get(75);
+        for (int i = 0; i < 6; i++) {
+            assertThat(small.find(popular).keyId()).isEqualTo(popular);
+        }
+        assertThat(small.findCached(popular)).isNotNull();
+        assertThat(small.cacheStats().evictions()).isPositive();
+        assertThat(small.hottestCached(1)).containsExactly(popular);
+        small.close();
+    }
+
+    @Test
+    void aClosedCacheMissesAndStillAnswersFromTheStore() {
+        String keyId = keys.add(TestKeys.fresh(KeyType.EC_P256, "closed.example.test"));
+        KeyRepository repository = new KeyRepository(store, KeyRepositoryTest.KEK, provider.keyParser(),
+                KeyRepositoryTest.CACHE);
+        assertThat(repository.find(keyId)).isNotNull();
+        assertThat(repository.findCached(keyId)).isNotNull();
+
+        repository.close();
+
+        assertThat(repository.findCached(keyId)).isNull();
+        assertThat(repository.find(keyId).keyId()).isEqualTo(keyId);
+        assertThat(repository.cacheStats().entries()).isZero();
     }
 }

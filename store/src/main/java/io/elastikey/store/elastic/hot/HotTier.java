@@ -49,7 +49,9 @@ public final class HotTier implements AutoCloseable {
     private final OffHeapTable table;
     private final LongRing ring;
     private long usedBytes;
+    private long evictions;
     private volatile long usedBytesView;
+    private volatile long evictionsView;
     private volatile long entriesView;
     private volatile boolean hasVictimView;
     private volatile long victimHashView;
@@ -65,10 +67,20 @@ public final class HotTier implements AutoCloseable {
      * grows if they come smaller); its lookups run inside {@code epochs}' sections.
      */
     public static HotTier create(long budgetBytes, int averageKeySize, int averageValueSize, ReaderEpochs epochs) {
+        return budgetBytes <= 0 ? empty()
+                : create(budgetBytes, budgetBytes / cost(averageKeySize, averageValueSize), epochs);
+    }
+
+    /**
+     * A new, empty tier for {@code budgetBytes} whose slot array starts laid out for {@code expectedEntries} and
+     * grows as entries come: for a tier that may well stay nearly empty (a cache that many tests create and few
+     * fill), where a slot array sized for the whole budget up front would be native memory touched for nothing.
+     */
+    public static HotTier create(long budgetBytes, long expectedEntries, ReaderEpochs epochs) {
         if (budgetBytes <= 0) {
             return empty();
         }
-        long expected = Math.max(16, budgetBytes / cost(averageKeySize, averageValueSize));
+        long expected = Math.max(16, expectedEntries);
         long chunk = Math.max(4096, Math.min(4L << 20, budgetBytes / 16));
         return new HotTier(budgetBytes, new OffHeapTable(expected, chunk, epochs),
                 (int) Math.min(1 << 21, expected + expected / 8));
@@ -84,6 +96,11 @@ public final class HotTier implements AutoCloseable {
 
     public long entries() {
         return entriesView;
+    }
+
+    /** Entries removed to make room for others since the tier was made. */
+    public long evictions() {
+        return evictionsView;
     }
 
     /** Budget bytes an entry takes in the tier: its slab block and its share of the slot array. */
@@ -252,6 +269,7 @@ public final class HotTier implements AutoCloseable {
                 return false;
             }
             removeLocked(victim);
+            evictionsView = ++evictions;
             return true;
         }
         return false;
