@@ -104,17 +104,15 @@ final class PackedKeyTier implements AutoCloseable {
      */
     boolean admit(byte[] key, byte[] packed, boolean evictColder) {
         HotTier tier = released.tier;
-        if (!evictColder) {
-            return tier.putIfRoom(key, packed);
+        try {
+            if (!evictColder) {
+                return tier.putIfRoom(key, packed);
+            }
+            return tier.admit(key, packed, k -> sketch.frequency(KeyHash.hash64(k)),
+                    sketch.frequency(KeyHash.hash64(key)));
+        } catch (IllegalStateException closedMeanwhile) {
+            return false; // the cache closed between reading the table and writing to it: the server is stopping
         }
-        return tier.admit(key, packed, k -> sketch.frequency(KeyHash.hash64(k)),
-                sketch.frequency(KeyHash.hash64(key)));
-    }
-
-    /** Whether one more entry of this size fits without evicting anything. */
-    boolean hasRoomFor(byte[] key, byte[] packed) {
-        HotTier tier = released.tier;
-        return tier.usedBytes() + HotTier.cost(key.length, packed.length) <= tier.budgetBytes();
     }
 
     void remove(byte[] key) {
