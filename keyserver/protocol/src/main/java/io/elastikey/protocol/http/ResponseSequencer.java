@@ -103,7 +103,7 @@ public final class ResponseSequencer {
         slots.clear();
     }
 
-    /** One request's place in line; completing it is {@link #complete(ChannelHandlerContext, Slot, FullHttpResponse)}. */
+    /** One request's place in line; completing it completes it in its sequencer. */
     public static final class Slot implements AnswerPlace {
         private final ResponseSequencer sequencer;
         private final boolean closeAfter;

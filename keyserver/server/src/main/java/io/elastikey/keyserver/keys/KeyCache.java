@@ -32,11 +32,11 @@ import java.util.function.Function;
  *       would rebuild on every hit.
  * </ul>
  *
- * <p>Bounded by bytes: the packed part by its table's own accounting ({@link io.elastikey.store.elastic.hot.HotTier#cost}),
- * the objects by {@link KeyFootprint}; a million EC keys and ten thousand RSA keys differ eight-fold in size, so a
- * count says nothing about memory. The packed part may take the whole capacity; the objects get what it leaves
- * (re-applied on each object admission and each {@link #stats}), so together they stay within it but for the
- * moments after packed keys grew.
+ * <p>Bounded by bytes: the packed part by its table's own accounting
+ * ({@link io.elastikey.store.elastic.hot.HotTier#cost}), the objects by {@link KeyFootprint}; a million EC keys and
+ * ten thousand RSA keys differ eight-fold in size, so a count says nothing about memory. The packed part may take
+ * the whole capacity; the objects get what it leaves (re-applied on each object admission and each {@link #stats}),
+ * so together they stay within it but for the moments after packed keys grew.
  *
  * <p><b>Once the object part is full, one miss of an EC or Ed25519 key object in {@value #FULL_ADMIT_ONE_IN} is
  * offered to it</b>; the others are answered with the key they loaded, which is then dropped (RSA keys are always
@@ -67,7 +67,7 @@ final class KeyCache implements AutoCloseable {
     private final LongAdder objectEvictions = new LongAdder();
     private final LongAdder notAdmitted = new LongAdder();
     private final AtomicLong generation = new AtomicLong();
-    /** Set by the object part's first eviction for room, cleared by invalidation: whether a miss must earn its place. */
+    /** Set by the object part's first eviction for room, cleared by invalidation: must a miss earn its place. */
     private volatile boolean objectsFull;
 
     KeyCache(long capacityBytes, PrivateKeyParser parser) {
