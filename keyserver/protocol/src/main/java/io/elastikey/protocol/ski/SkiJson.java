@@ -8,7 +8,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 
@@ -138,17 +137,15 @@ public final class SkiJson {
 
     /** The success body {@code {"output":"<base64>"}}. */
     public static byte[] encodeOutput(byte[] output) {
-        byte[] encoded = Base64.getEncoder().encode(output);
-        byte[] body = Arrays.copyOf(OUTPUT_OPEN, OUTPUT_OPEN.length + encoded.length + OUTPUT_CLOSE.length);
-        System.arraycopy(encoded, 0, body, OUTPUT_OPEN.length, encoded.length);
-        System.arraycopy(OUTPUT_CLOSE, 0, body, OUTPUT_OPEN.length + encoded.length, OUTPUT_CLOSE.length);
+        byte[] body = new byte[OUTPUT_OPEN.length + (output.length + 2) / 3 * 4 + OUTPUT_CLOSE.length];
+        encodeOutput(output, Unpooled.wrappedBuffer(body).clear());
         return body;
     }
 
     /**
      * {@link #encodeOutput(byte[])} into {@code out}, written directly rather than through a generator: base64
-     * needs no JSON escaping, and a generator per answer (its context, stream and writer objects) was a tenth of what
-     * the key server allocated per request.
+     * needs no JSON escaping, and a generator per answer (its context, stream and writer objects) was some 5% of what
+     * the key server allocated per request (docs/benchmarks.md, "Packed keys off the heap").
      */
     public static void encodeOutput(byte[] output, ByteBuf out) {
         out.writeBytes(OUTPUT_OPEN).writeBytes(Base64.getEncoder().encode(output)).writeBytes(OUTPUT_CLOSE);

@@ -117,28 +117,10 @@ final class KeyCache implements AutoCloseable {
     LoadedKey load(String identifier, long readGeneration, Function<String, LoadedKey> loader) {
         misses.increment();
         LoadedKey key = loader.apply(identifier);
-        if (packed == null || key == null) {
-            return key;
-        }
-        byte[] packedKey = PackedKey.pack(key);
-        boolean cached = packedKey != null
-                ? packed.admit(PackedKeyTier.keyOf(identifier), packedKey, true)
-                : admitObject(identifier, key);
-        if (!cached) {
+        if (packed != null && key != null && !admit(identifier, readGeneration, key, false)) {
             notAdmitted.increment();
-        } else if (generation.get() != readGeneration) {
-            forget(identifier); // raced with a remove or update: the caller gets what it read, nobody else
         }
         return key;
-    }
-
-    private boolean admitObject(String identifier, LoadedKey key) {
-        fitObjectsBesidePackedKeys();
-        if (objectsFull && !costlyToLoad(key) && ThreadLocalRandom.current().nextInt(FULL_ADMIT_ONE_IN) != 0) {
-            return false;
-        }
-        objects.asMap().putIfAbsent(identifier, key);
-        return true;
     }
 
     /** Whether {@code identifier} is cached; not counted as a hit or a miss. */
@@ -153,24 +135,34 @@ final class KeyCache implements AutoCloseable {
      * the cache has no room left: a bulk load, hottest first, then has nothing better to offer than what is in.
      */
     boolean offer(String identifier, long readGeneration, LoadedKey key) {
-        if (packed == null) {
+        return packed != null && admit(identifier, readGeneration, key, true);
+    }
+
+    /**
+     * Caches {@code key} in its part: packed if it packs, else as an object. A miss ({@code bulk} false) may take a
+     * colder entry's place (packed) or one place in {@value #FULL_ADMIT_ONE_IN} (objects) once full; a bulk load
+     * takes only free room. A key cached after an invalidation since {@code readGeneration} is forgotten again.
+     * Returns whether it was cached.
+     */
+    private boolean admit(String identifier, long readGeneration, LoadedKey key, boolean bulk) {
+        byte[] packedKey = PackedKey.pack(key);
+        boolean cached = packedKey != null
+                ? packed.admit(PackedKeyTier.keyOf(identifier), packedKey, !bulk)
+                : admitObject(identifier, key, bulk);
+        if (cached && generation.get() != readGeneration) {
+            forget(identifier); // raced with a remove or update: the caller gets what it read, nobody else
+        }
+        return cached;
+    }
+
+    private boolean admitObject(String identifier, LoadedKey key, boolean bulk) {
+        fitObjectsBesidePackedKeys();
+        boolean earnsAPlace = !bulk
+                && (costlyToLoad(key) || ThreadLocalRandom.current().nextInt(FULL_ADMIT_ONE_IN) == 0);
+        if (objectsFull && !earnsAPlace) {
             return false;
         }
-        byte[] packedKey = PackedKey.pack(key);
-        if (packedKey != null) {
-            if (!packed.admit(PackedKeyTier.keyOf(identifier), packedKey, false)) {
-                return false;
-            }
-        } else {
-            if (objectsFull) {
-                return false;
-            }
-            fitObjectsBesidePackedKeys();
-            objects.asMap().putIfAbsent(identifier, key);
-        }
-        if (generation.get() != readGeneration) {
-            forget(identifier);
-        }
+        objects.asMap().putIfAbsent(identifier, key);
         return true;
     }
 
