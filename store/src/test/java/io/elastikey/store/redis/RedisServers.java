@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Factory of real Redis processes on free loopback ports, each in a directory of its own under the caller's
@@ -61,7 +62,12 @@ public final class RedisServers {
         return out.contains("elastikey-probe");
     }
 
-    /** Three masters, slots spread by {@code redis-cli --cluster create}, no replicas; waits for cluster_state:ok. */
+    /**
+     * Three masters, slots spread by {@code redis-cli --cluster create}, no replicas. Waits until every node says the
+     * cluster is ok, knows all three nodes and sees every slot assigned: {@code cluster_state:ok} alone can come while
+     * a node's gossip still lacks a peer's address, and a client that reads the topology from that node then sends a
+     * batch to a master it cannot reach (a CI run's "SET (batch of 50) failed: no answer").
+     */
     public static Cluster cluster(Path dir) throws IOException, InterruptedException {
         List<RedisServer> nodes = new ArrayList<>();
         try {
@@ -74,7 +80,13 @@ public final class RedisServers {
             }
             create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
             String output = run(create);
-            awaitAll("cluster_state:ok on every node\n" + output, nodes, "cluster", "info");
+            awaitAll("every node to know the whole cluster\n" + output, nodes,
+                    out -> out.contains("cluster_state:ok") && out.contains("cluster_known_nodes:3")
+                            && out.contains("cluster_slots_ok:16384"), "cluster", "info");
+            awaitAll("every node to have every peer's address\n" + output, nodes,
+                    out -> out.lines().filter(line -> line.contains(" connected")).count() == 3
+                            && !out.contains("handshake") && !out.contains("noaddr") && !out.contains("fail"),
+                    "cluster", "nodes");
             return new Cluster(nodes);
         } catch (IOException | InterruptedException | RuntimeException e) {
             nodes.forEach(RedisServer::close);
@@ -90,8 +102,8 @@ public final class RedisServers {
                 "sentinel monitor " + masterName + " 127.0.0.1 " + master.port() + " 1",
                 "sentinel down-after-milliseconds " + masterName + " 60000"), true, null).start();
         try {
-            awaitAll("the Sentinel to know " + masterName, List.of(sentinel), "sentinel", "get-master-addr-by-name",
-                    masterName);
+            awaitAll("the Sentinel to know " + masterName, List.of(sentinel), out -> out.contains("127.0.0.1"),
+                    "sentinel", "get-master-addr-by-name", masterName);
             return sentinel;
         } catch (RuntimeException e) {
             sentinel.close();
@@ -99,14 +111,14 @@ public final class RedisServers {
         }
     }
 
-    /** Waits until {@code redis-cli ARGS} shows the expected answer on every server (cluster_state:ok or a port). */
-    private static void awaitAll(String what, List<RedisServer> servers, String... args)
+    /** Waits until {@code redis-cli ARGS} gives an answer that is {@code ready} on every server. */
+    private static void awaitAll(String what, List<RedisServer> servers, Predicate<String> ready, String... args)
             throws IOException, InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         for (RedisServer server : servers) {
             while (true) {
                 String out = server.cli(args);
-                if (out.contains("cluster_state:ok") || out.contains("127.0.0.1")) {
+                if (ready.test(out)) {
                     break;
                 }
                 if (System.nanoTime() > deadline) {
