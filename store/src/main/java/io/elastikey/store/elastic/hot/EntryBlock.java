@@ -50,6 +50,11 @@ final class EntryBlock {
         U.putInt(block + CAPACITY, capacity);
     }
 
+    /** The block's stamp, for a reader that must tell later whether the block was rewritten meanwhile. */
+    static long stamp(long block) {
+        return U.getLongVolatile(null, block);
+    }
+
     static int capacity(long block) {
         return U.getInt(block + CAPACITY);
     }

@@ -137,7 +137,7 @@ final class OffHeapTable implements AutoCloseable {
         }
     }
 
-    private static int probe(Slots s, byte[] key, long tag, Object dstBase, long dstOffset, int room) {
+    private int probe(Slots s, byte[] key, long tag, Object dstBase, long dstOffset, int room) {
         int mask = s.mask();
         long base = s.base();
         int i = (int) tag & mask;
@@ -148,13 +148,31 @@ final class OffHeapTable implements AutoCloseable {
                 return NOT_FOUND;
             }
             if (t == tag) {
-                int r = EntryBlock.read(U.getLongVolatile(null, slot + 8), key, dstBase, dstOffset, room);
+                long block = U.getLongVolatile(null, slot + 8);
+                long stamp = EntryBlock.stamp(block);
+                int r = EntryBlock.read(block, key, dstBase, dstOffset, room);
                 if (r != EntryBlock.MISMATCH) {
                     return r;
+                }
+                if (!stillCurrent(s, slot, tag, block, stamp)) {
+                    return EntryBlock.RETRY;
                 }
             }
         }
         return NOT_FOUND;
+    }
+
+    /**
+     * Whether a block that held another key was really this slot's, in the published array: then the other key
+     * shares all 64 bits of the hash and the probe goes on. Otherwise the reader met a block the writer had already
+     * replaced, freed and given to another key (or probed an array a rebuild had retired), and a probe that went
+     * on would report a present key absent.
+     */
+    private boolean stillCurrent(Slots s, long slot, long tag, long block, long stamp) {
+        return U.getLongVolatile(null, slot + 8) == block
+                && U.getLongVolatile(null, slot) == tag
+                && EntryBlock.stamp(block) == stamp
+                && slots == s;
     }
 
     // ---- the single writer ----
