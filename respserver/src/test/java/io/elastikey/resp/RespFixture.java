@@ -39,7 +39,24 @@ final class RespFixture implements AutoCloseable {
         store = ElasticStore.open(ElasticStoreConfig.builder(dir).memoryBudgetBytes(memoryBudgetBytes)
                 .fsyncPolicy(FsyncPolicy.GROUP).maxValueSize(limits.maxBulkBytes()).indexCapacity(64 * 1024)
                 .segmentSizeBytes(8 << 20).build());
+        awaitFill(store);
         server = RespServer.start(store, new InetSocketAddress(host, 0), limits, 1, options);
+    }
+
+    /**
+     * Waits for the fill that follows the open, so a test's first writes land in the tier its lookups will use (an
+     * empty store's fill takes milliseconds; one racing a test's pipelined lookups yields to them and took a second).
+     */
+    private static void awaitFill(ElasticStore store) throws InterruptedException {
+        io.elastikey.store.elastic.ResizeOperation fill = store.lastResize();
+        try {
+            if (fill != null && fill.await(30, java.util.concurrent.TimeUnit.SECONDS)
+                    != io.elastikey.store.elastic.ResizeOperation.State.DONE) {
+                throw new IllegalStateException("the store's fill after open ended " + fill.state(), fill.failure());
+            }
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("the store's fill after open still runs after 30 s", e);
+        }
     }
 
     /** Bounds for the small test stores: 4 MiB to 64 MiB, the machine's memory as it is. */

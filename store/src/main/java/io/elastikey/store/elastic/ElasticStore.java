@@ -190,7 +190,7 @@ public final class ElasticStore implements KeyValueStore {
         try {
             long t0 = lookups.start();
             long hash = KeyHash.hash64(key);
-            byte[] v = tiers.current().get(key, hash);
+            byte[] v = getInMemory(key, hash);
             countAccess(hash);
             if (v != null) {
                 lookups.hit(t0);
@@ -210,7 +210,7 @@ public final class ElasticStore implements KeyValueStore {
         try {
             long t0 = lookups.start();
             long hash = KeyHash.hash64(key); // one hash for the memory tier, the sketch and admission
-            int n = tiers.current().get(key, hash, dst);
+            int n = getInMemory(key, hash, dst);
             countAccess(hash);
             if (n != NOT_FOUND) {
                 lookups.hit(t0);
@@ -241,7 +241,7 @@ public final class ElasticStore implements KeyValueStore {
         try {
             long t0 = lookups.start();
             long hash = KeyHash.hash64(key);
-            int n = tiers.current().get(key, hash, dst);
+            int n = getInMemory(key, hash, dst);
             if (n == NOT_FOUND) {
                 return NOT_IN_MEMORY;
             }
@@ -348,10 +348,35 @@ public final class ElasticStore implements KeyValueStore {
     private byte[] readHot(byte[] key) {
         ReaderEpochs.Slot slot = epochs.enter();
         try {
-            return tiers.current().get(key);
+            return getInMemory(key, KeyHash.hash64(key));
         } finally {
             epochs.exit(slot);
         }
+    }
+
+    /**
+     * The key's value from the memory tier, or from the tier a resize is filling when the current one lacks it: that
+     * tier holds nothing older than the index either (writers update both, copies re-check the index), so a fill after
+     * a restart or a scale-up answers lookups from its first entries rather than from its publication. Inside an
+     * epoch section, which keeps either tier from being freed under the read.
+     */
+    private int getInMemory(byte[] key, long hash, ByteBuffer dst) {
+        Tiers t = tiers;
+        int n = t.current().get(key, hash, dst);
+        if (n == NOT_FOUND && t.migrating() != null) {
+            n = t.migrating().get(key, hash, dst);
+        }
+        return n;
+    }
+
+    /** {@link #getInMemory(byte[], long, ByteBuffer)} as a new array, or null. */
+    private byte[] getInMemory(byte[] key, long hash) {
+        Tiers t = tiers;
+        byte[] v = t.current().get(key, hash);
+        if (v == null && t.migrating() != null) {
+            v = t.migrating().get(key, hash);
+        }
+        return v;
     }
 
     /** Reads the key's record from disk into this thread's buffer; null when absent. */
@@ -567,7 +592,6 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
-    /** The key's value from memory or disk, not counted as a lookup (resize, forEach). */
     /**
      * {@link #readStored(byte[])} without garbage: the value comes back in an array from {@code scratch}, valid until
      * the caller's next call for the same length. For the resizer, which copies every entry it moves.
@@ -595,6 +619,7 @@ public final class ElasticStore implements KeyValueStore {
         return out;
     }
 
+    /** The key's value from memory or disk, not counted as a lookup (resize, forEach). */
     byte[] readStored(byte[] key) {
         byte[] v = readHot(key);
         if (v != null) {

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>While a new table fills, writers put their value in both tables (the copy below and a write
  * of the same key are ordered by the key's stripe lock, so neither can leave a stale value) and
- * misses are not admitted anywhere; lookups keep using the old table.
+ * misses are not admitted anywhere; a lookup that misses the old table tries the new one, so what the fill has
+ * copied serves at once.
  *
  * <p>A resize yields to lookups: a {@link ResizePacer} pauses it between entries in proportion to
  * its own work whenever lookups ran meanwhile ({@link ElasticStoreConfig#resizeDutyCycle()}).

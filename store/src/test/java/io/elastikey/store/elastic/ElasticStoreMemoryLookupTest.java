@@ -143,4 +143,45 @@ class ElasticStoreMemoryLookupTest {
             }
         }
     }
+
+    /**
+     * The fill that follows an open (an empty tier growing to the budget) is slowed to a crawl by lookups (duty 1%),
+     * as a busy key server slows it. A value written meanwhile goes into the tier being filled, and the very next
+     * lookup is answered from it, by get and by getIfInMemory, long before the fill is published.
+     */
+    @Test
+    void aLookupDuringTheFillAfterOpenIsAnsweredFromTheTierBeingFilled() throws Exception {
+        ElasticStoreConfig.Builder base = config().memoryBudgetBytes(64 << 20).segmentSizeBytes(4 << 20);
+        try (ElasticStore store = open(base.memoryBudgetBytes(0).build())) {
+            for (int i = 0; i < 20_000; i++) {
+                store.put(b("key-" + i), valueOf(i));
+            }
+        }
+        try (ElasticStore store = ElasticStore.open(base.memoryBudgetBytes(64 << 20).resizeDutyCycle(0.01).build())) {
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread busy = new Thread(() -> {
+                while (!stop.get()) {
+                    store.get(b("absent")); // foreground lookups: the fill pauses 0.1 s per ms of its work
+                }
+            });
+            busy.start();
+            try {
+                ResizeOperation fill = store.lastResize();
+                while (store.tiers.migrating() == null && fill.state() == ResizeOperation.State.RUNNING) {
+                    Thread.sleep(1);
+                }
+                store.put(b("fresh"), b("written during the fill"));
+                long hits = store.stats().hits();
+                assertThat(store.get(b("fresh"))).isEqualTo(b("written during the fill"));
+                ByteBuffer dst = ByteBuffer.allocate(64);
+                assertThat(store.getIfInMemory(b("fresh"), dst)).isEqualTo(23);
+                assertThat(fill.state()).as("the fill still running after both lookups")
+                        .isEqualTo(ResizeOperation.State.RUNNING);
+                assertThat(store.stats().hits() - hits).as("both lookups answered from memory").isEqualTo(2);
+            } finally {
+                stop.set(true);
+                busy.join();
+            }
+        }
+    }
 }
