@@ -496,23 +496,57 @@ public final class ElasticStore implements KeyValueStore {
         log.awaitDurable(seq);
     }
 
-    /** Writes every entry, then waits once for the durability of the last. */
+    /**
+     * Writes every entry, then waits once for the durability of the last. Entries go to the log in batches of up to
+     * {@link #BATCH} with one write each ({@link Log#appendPuts}), under the stripe locks of the batch's keys and
+     * one turn of the write lock: the RESP server's pipelined SETs and bulk loads come here.
+     */
     @Override
     public void putAll(List<? extends Map.Entry<byte[], byte[]>> entries) {
         for (Map.Entry<byte[], byte[]> e : entries) {
             checkEntry(e.getKey(), e.getValue()); // all or nothing for bad arguments
         }
         long last = 0;
+        Log.Appended[] at = new Log.Appended[entries.size()];
         ReaderEpochs.Slot slot = enterOpen();
         try {
-            for (Map.Entry<byte[], byte[]> e : entries) {
-                last = write(e.getKey(), e.getValue());
+            for (int from = 0; from < entries.size(); from += BATCH) {
+                last = writeBatch(entries, from, Math.min(entries.size(), from + BATCH), at);
             }
         } finally {
             epochs.exit(slot);
         }
         if (last > 0) {
             log.awaitDurable(last);
+        }
+    }
+
+    /** Entries a batch of {@link #putAll} writes at once: the stripe locks it holds together. */
+    static final int BATCH = 64;
+
+    /**
+     * Appends entries {@code from} to {@code to}, indexes them and updates the memory tier, as {@link #write} does
+     * for one; returns the last one's sequence number. When the log fails partway, the entries it took are indexed
+     * and in the tier before the failure goes on to the caller, so nothing in memory is older than the index.
+     */
+    private long writeBatch(List<? extends Map.Entry<byte[], byte[]>> entries, int from, int to, Log.Appended[] at) {
+        int[] locked = stripes.lockAll(entries, from, to);
+        try {
+            writeLock.lock();
+            try {
+                log.appendPuts(entries, from, to, at);
+            } finally {
+                for (int i = from; i < to && at[i] != null; i++) {
+                    pointIndexAt(entries.get(i).getKey(), at[i]);
+                }
+                writeLock.unlock();
+            }
+            return at[to - 1].sequence();
+        } finally {
+            for (int i = from; i < to && at[i] != null; i++) {
+                putInTiers(entries.get(i).getKey(), entries.get(i).getValue());
+            }
+            stripes.unlockAll(locked);
         }
     }
 
@@ -526,17 +560,23 @@ public final class ElasticStore implements KeyValueStore {
         stripe.lock();
         try {
             long seq = appendAndIndex(RecordFormat.TYPE_PUT, key, value);
-            // Replaces the key's value where it is in memory, adds it where there is room, and drops
-            // a value that no longer fits. Callers are inside an epoch section.
-            Tiers t = tiers;
-            if (t.migrating() != null) {
-                t.migrating().putIfRoom(key, value); // the resizer copies under this stripe lock too
-            }
-            t.current().putIfRoom(key, value);
+            putInTiers(key, value);
             return seq;
         } finally {
             stripe.unlock();
         }
+    }
+
+    /**
+     * Replaces the key's value where it is in memory, adds it where there is room, and drops a value that no longer
+     * fits. Callers hold the key's stripe lock and are inside an epoch section.
+     */
+    private void putInTiers(byte[] key, byte[] value) {
+        Tiers t = tiers;
+        if (t.migrating() != null) {
+            t.migrating().putIfRoom(key, value); // the resizer copies under this stripe lock too
+        }
+        t.current().putIfRoom(key, value);
     }
 
     @Override
@@ -569,26 +609,34 @@ public final class ElasticStore implements KeyValueStore {
      * an absent key nothing is written and -1 returned. Caller holds the key's stripe lock.
      */
     private long appendAndIndex(byte type, byte[] key, byte[] value) {
-        Location old = LOCATIONS.get();
         writeLock.lock();
         try {
-            boolean had = index.lookup(key, old);
-            if (type == RecordFormat.TYPE_DELETE && !had) {
+            if (type == RecordFormat.TYPE_PUT) {
+                Log.Appended a = log.append(type, key, value, value.length);
+                pointIndexAt(key, a);
+                return a.sequence();
+            }
+            Location old = LOCATIONS.get();
+            if (!index.lookup(key, old)) {
                 return -1;
             }
-            Log.Appended a = log.append(type, key, value, value == null ? 0 : value.length);
-            if (type == RecordFormat.TYPE_PUT) {
-                index.put(key, a.segmentId(), a.offset(), a.length());
-                addLive(a.segmentId(), a.length());
-            } else {
-                index.remove(key);
-            }
-            if (had) {
-                addLive(old.segmentId, -old.length);
-            }
+            Log.Appended a = log.append(type, key, null, 0);
+            index.remove(key);
+            addLive(old.segmentId, -old.length);
             return a.sequence();
         } finally {
             writeLock.unlock();
+        }
+    }
+
+    /** Points the index at a put just appended and moves the live-byte counts. Under the write lock. */
+    private void pointIndexAt(byte[] key, Log.Appended a) {
+        Location old = LOCATIONS.get();
+        boolean had = index.lookup(key, old);
+        index.put(key, a.segmentId(), a.offset(), a.length());
+        addLive(a.segmentId(), a.length());
+        if (had) {
+            addLive(old.segmentId, -old.length);
         }
     }
 

@@ -2,6 +2,9 @@
 package io.elastikey.store.elastic;
 
 import io.elastikey.store.elastic.hot.KeyHash;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -24,6 +27,40 @@ final class StripedLocks {
     }
 
     ReentrantLock of(byte[] key) {
-        return locks[(int) KeyHash.hash64(key) & mask];
+        return locks[indexOf(key)];
+    }
+
+    /**
+     * Locks the stripes of the keys of entries {@code from} to {@code to}, each once, in ascending order: two
+     * batches that share stripes then cannot each hold one the other waits for. Returns what to hand to
+     * {@link #unlockAll}.
+     */
+    int[] lockAll(List<? extends Map.Entry<byte[], byte[]>> entries, int from, int to) {
+        int[] ids = new int[to - from];
+        for (int i = from; i < to; i++) {
+            ids[i - from] = indexOf(entries.get(i).getKey());
+        }
+        Arrays.sort(ids);
+        int n = 0;
+        for (int i = 0; i < ids.length; i++) {
+            if (n == 0 || ids[i] != ids[n - 1]) {
+                ids[n++] = ids[i];
+            }
+        }
+        int[] distinct = Arrays.copyOf(ids, n);
+        for (int id : distinct) {
+            locks[id].lock();
+        }
+        return distinct;
+    }
+
+    void unlockAll(int[] ids) {
+        for (int i = ids.length - 1; i >= 0; i--) {
+            locks[ids[i]].unlock();
+        }
+    }
+
+    private int indexOf(byte[] key) {
+        return (int) KeyHash.hash64(key) & mask;
     }
 }

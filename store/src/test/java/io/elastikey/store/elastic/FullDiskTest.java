@@ -133,6 +133,56 @@ class FullDiskTest {
         }
     }
 
+    /**
+     * Batches of puts until the disk is full: the batch that meets the full disk fails; of its entries, those the
+     * log took before the failure are readable (the rest are not), and a reopened store has exactly what the open
+     * one had. Nothing acknowledged is lost, nothing half-written comes back.
+     */
+    @Test
+    void aBatchThatMeetsAFullDiskKeepsWhatTheLogTookAndNothingElse() throws Exception {
+        int acked = 0;
+        int tried;
+        StoreException failure = null;
+        try (ElasticStore store = ElasticStore.open(config())) {
+            for (tried = 0; tried < 100_000 && failure == null; tried += 10) {
+                java.util.List<java.util.Map.Entry<byte[], byte[]>> batch = new java.util.ArrayList<>();
+                for (int i = tried; i < tried + 10; i++) {
+                    batch.add(java.util.Map.entry(key(i), value(i)));
+                }
+                try {
+                    store.putAll(batch);
+                    acked = tried + 10;
+                } catch (StoreException e) {
+                    failure = e;
+                }
+            }
+            assertThat(failure).isNotNull();
+            assertThat(failure.getMessage()).contains("No space left on device");
+            assertThat(acked).isPositive();
+            int present = 0;
+            for (int i = 0; i < tried; i++) {
+                byte[] v = store.get(key(i));
+                if (i < acked) {
+                    assertThat(v).as("acknowledged key %d", i).isEqualTo(value(i));
+                }
+                if (v != null) {
+                    assertThat(v).as("key %d", i).isEqualTo(value(i));
+                    assertThat(i).as("only a prefix of the failed batch").isEqualTo(present);
+                    present++;
+                }
+            }
+            assertThat(store.size()).isEqualTo(present);
+            acked = present;
+        }
+        assertThat(run("mount", "-o", "remount,size=16m", mountPoint.toString())).isZero();
+        try (ElasticStore store = ElasticStore.open(config())) {
+            assertThat(store.size()).as("after reopening").isEqualTo(acked);
+            for (int i = 0; i < acked; i++) {
+                assertThat(store.get(key(i))).as("key %d after reopening", i).isEqualTo(value(i));
+            }
+        }
+    }
+
     private static int run(String... command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         p.getInputStream().readAllBytes();

@@ -164,7 +164,9 @@ class StoreModelTest {
         }
 
         private void putAll() {
-            int n = 1 + rnd.nextInt(5);
+            // Mostly a few entries; now and then more than one batch of the store's (ElasticStore.BATCH), over
+            // several segments and several of the log's batched writes.
+            int n = 1 + rnd.nextInt(rnd.nextInt(10) == 0 ? 2 * ElasticStore.BATCH + 10 : 5);
             List<Map.Entry<byte[], byte[]>> batch = new ArrayList<>();
             StringBuilder what = new StringBuilder("putAll");
             for (int i = 0; i < n; i++) {
