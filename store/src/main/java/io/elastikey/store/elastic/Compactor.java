@@ -8,6 +8,9 @@ import io.elastikey.store.elastic.log.RecordFormat;
 import io.elastikey.store.elastic.log.Segment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,8 +21,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Pick a sealed segment whose garbage (bytes no index entry points to) is at least the
  *       configured ratio of its size.
  *   <li>Scan it. Each record the index still points to is appended again at the head of the log
- *       and the index moved to the copy, under the key's stripe lock and the write lock, exactly
- *       like a put of the same value: the log stays in write order, so replay and a full rebuild
+ *       and the index moved to the copy, under the key's stripe lock and the write lock, in batches
+ *       exactly like a {@code putAll} of the same values: the log stays in write order, so replay and a full rebuild
  *       both end at the same state.
  *   <li>A tombstone is dropped when the segment is the oldest (no older put can remain to be
  *       resurrected) or its key was written again since; otherwise it is carried forward.
@@ -61,6 +64,7 @@ final class Compactor {
     private boolean compact(Segment seg) {
         boolean oldest = store.log.segments()[0] == seg;
         long[] moved = {0, 0};
+        Moves moves = new Moves(seg.id());
         try {
             LogScanner.Result r = LogScanner.scan(seg, RecordFormat.SEGMENT_HEADER_SIZE, rec -> {
                 byte[] key = rec.key();
@@ -68,10 +72,11 @@ final class Compactor {
                     if (!oldest && carryTombstone(key)) {
                         moved[1]++;
                     }
-                } else if (moveIfCurrent(key, seg.id(), (int) rec.offset(), rec.value())) {
-                    moved[0]++;
+                } else if (moves.add(key, (int) rec.offset(), rec.value())) {
+                    moved[0] += moves.moveIfCurrent();
                 }
             });
+            moved[0] += moves.moveIfCurrent();
             if (!r.clean()) {
                 LOG.error("{} is damaged at offset {} ({}); not compacting it", seg, r.validEnd(), r.problem());
                 return false;
@@ -86,28 +91,62 @@ final class Compactor {
     }
 
     /**
-     * Re-appends the record of {@code key} if the index still points at
-     * ({@code segmentId}, {@code offset}), and moves the index to the copy. The memory tier is not
-     * touched: the value is the same.
+     * Live-looking records of one segment gathered to be moved together: one append of up to
+     * {@link ElasticStore#BATCH} records ({@link Log#appendPuts}) instead of a write each, under their stripe locks
+     * and one turn of the write lock, as {@link ElasticStore#putAll} writes.
      */
-    private boolean moveIfCurrent(byte[] key, int segmentId, int offset, byte[] value) {
-        ReentrantLock stripe = store.stripes.of(key);
-        stripe.lock();
-        store.writeLock.lock();
-        try {
-            Location loc = new Location();
-            if (!store.index.lookup(key, loc) || !loc.sameAs(segmentId, offset)) {
-                return false;
+    private final class Moves {
+        private final int segmentId;
+        private final List<Map.Entry<byte[], byte[]>> records = new ArrayList<>();
+        private final int[] offsets = new int[ElasticStore.BATCH];
+
+        Moves(int segmentId) {
+            this.segmentId = segmentId;
+        }
+
+        /** Gathers a record read at {@code offset}; returns whether the batch is full. */
+        boolean add(byte[] key, int offset, byte[] value) {
+            offsets[records.size()] = offset;
+            records.add(Map.entry(key, value));
+            return records.size() == ElasticStore.BATCH;
+        }
+
+        /**
+         * Re-appends each gathered record the index still points at, and moves the index to the copy; returns how
+         * many. The memory tier is not touched: the values are the same.
+         */
+        int moveIfCurrent() {
+            if (records.isEmpty()) {
+                return 0;
             }
-            int oldLength = loc.length;
-            Log.Appended a = store.log.append(RecordFormat.TYPE_PUT, key, value, value.length);
-            store.index.put(key, a.segmentId(), a.offset(), a.length());
-            store.addLive(a.segmentId(), a.length());
-            store.addLive(segmentId, -oldLength);
-            return true;
-        } finally {
-            store.writeLock.unlock();
-            stripe.unlock();
+            int[] locked = store.stripes.lockAll(records, 0, records.size());
+            try {
+                store.writeLock.lock();
+                try {
+                    List<Map.Entry<byte[], byte[]>> current = new ArrayList<>(records.size());
+                    Location loc = new Location();
+                    for (int i = 0; i < records.size(); i++) {
+                        byte[] key = records.get(i).getKey();
+                        if (store.index.lookup(key, loc) && loc.sameAs(segmentId, offsets[i])) {
+                            current.add(records.get(i));
+                        }
+                    }
+                    Log.Appended[] at = new Log.Appended[current.size()];
+                    try {
+                        store.log.appendPuts(current, 0, current.size(), at);
+                    } finally {
+                        for (int i = 0; i < at.length && at[i] != null; i++) {
+                            store.pointIndexAt(current.get(i).getKey(), at[i]);
+                        }
+                    }
+                    return current.size();
+                } finally {
+                    store.writeLock.unlock();
+                }
+            } finally {
+                store.stripes.unlockAll(locked);
+                records.clear();
+            }
         }
     }
 
