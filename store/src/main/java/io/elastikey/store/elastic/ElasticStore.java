@@ -632,8 +632,7 @@ public final class ElasticStore implements KeyValueStore {
     /** Points the index at a put just appended and moves the live-byte counts. Under the write lock. */
     void pointIndexAt(byte[] key, Log.Appended a) {
         Location old = LOCATIONS.get();
-        boolean had = index.lookup(key, old);
-        index.put(key, a.segmentId(), a.offset(), a.length());
+        boolean had = index.replace(key, a.segmentId(), a.offset(), a.length(), old);
         addLive(a.segmentId(), a.length());
         if (had) {
             addLive(old.segmentId, -old.length);
