@@ -531,19 +531,23 @@ public final class ElasticStore implements KeyValueStore {
      */
     private long writeBatch(List<? extends Map.Entry<byte[], byte[]>> entries, int from, int to, Log.Appended[] at) {
         int[] locked = stripes.lockAll(entries, from, to);
+        int indexed = from;
         try {
             writeLock.lock();
             try {
-                log.appendPuts(entries, from, to, at);
-            } finally {
-                for (int i = from; i < to && at[i] != null; i++) {
-                    pointIndexAt(entries.get(i).getKey(), at[i]);
+                try {
+                    log.appendPuts(entries, from, to, at);
+                } finally {
+                    for (; indexed < to && at[indexed] != null; indexed++) {
+                        pointIndexAt(entries.get(indexed).getKey(), at[indexed]);
+                    }
                 }
+            } finally {
                 writeLock.unlock();
             }
             return at[to - 1].sequence();
         } finally {
-            for (int i = from; i < to && at[i] != null; i++) {
+            for (int i = from; i < indexed; i++) {
                 putInTiers(entries.get(i).getKey(), entries.get(i).getValue());
             }
             stripes.unlockAll(locked);
