@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,6 +45,8 @@ class ConcurrentBatchWritersTest {
     void batchesAndPutsOfTheSameKeysNeitherDeadlockNorLeaveTheTierBehindTheLog() throws Exception {
         Map<String, byte[]> answered = new HashMap<>();
         try (ElasticStore store = ElasticStore.open(config().memoryBudgetBytes(4 << 20).build())) {
+            // The tier exists once the fill after open has run (at idle priority: on a busy machine, not at once).
+            assertThat(store.lastResize().await(60, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 int id = t;
