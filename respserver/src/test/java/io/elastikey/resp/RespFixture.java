@@ -4,9 +4,12 @@ package io.elastikey.resp;
 import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
+import io.elastikey.store.elastic.ResizeOperation;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 final class RespFixture implements AutoCloseable {
     static {
@@ -48,13 +51,12 @@ final class RespFixture implements AutoCloseable {
      * empty store's fill takes milliseconds; one racing a test's pipelined lookups yields to them and took a second).
      */
     private static void awaitFill(ElasticStore store) throws InterruptedException {
-        io.elastikey.store.elastic.ResizeOperation fill = store.lastResize();
+        ResizeOperation fill = store.lastResize();
         try {
-            if (fill != null && fill.await(30, java.util.concurrent.TimeUnit.SECONDS)
-                    != io.elastikey.store.elastic.ResizeOperation.State.DONE) {
+            if (fill != null && fill.await(30, TimeUnit.SECONDS) != ResizeOperation.State.DONE) {
                 throw new IllegalStateException("the store's fill after open ended " + fill.state(), fill.failure());
             }
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new IllegalStateException("the store's fill after open still runs after 30 s", e);
         }
     }
