@@ -10,7 +10,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
@@ -81,7 +80,6 @@ final class EdgeProtocolNegotiator extends QuietProtocolNegotiator {
             String last = ProtocolErrorHandler.NAME;
             pipeline.addBefore(last, "http", new HttpServerCodec(ContentHandler.MAX_REQUEST_LINE, maxHeaderBytes, 8192));
             RequestReadTimer.installHttp1(pipeline, "http", requestRead, errors);
-            pipeline.addBefore(last, "keep-alive", new HttpServerKeepAliveHandler());
             pipeline.addBefore(last, "aggregate", new HttpObjectAggregator(maxBodyBytes));
             pipeline.addBefore(last, "content", content.get());
         } else {

@@ -386,6 +386,30 @@ class SkiErrorsTest {
         assertThat(answer.header("Connection")).as("announces the close").isEqualTo("close");
     }
 
+    /**
+     * The server answers an over-long header before its client has sent the body; a client slow to send it (a
+     * loaded machine, a slow link) must still find the answer, not a connection reset under it.
+     */
+    @Test
+    void aClientStillSendingAfterThe431ReadsItsAnswer() throws Exception {
+        int chunks = 15;
+        String head = "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: "
+                + chunks * 100 + "\r\nX-Filler: " + "y".repeat(HEADER_LIMIT + 100) + "\r\n\r\n";
+
+        RawHttp.Answer answer;
+        try (SSLSocket socket = fixture.connect(fixture.tls(fixture.pki().client()))) {
+            RawHttp.write(socket, head);
+            for (int i = 0; i < chunks; i++) { // 1.5 s of body, three times what the server once lingered
+                Thread.sleep(100);
+                RawHttp.write(socket, " ".repeat(100));
+            }
+            answer = RawHttp.readUntilClosed(socket);
+        }
+
+        assertThat(answer.status()).as(answer.head()).isEqualTo(431);
+        assertThat(answer.body()).isEqualTo(MALFORMED);
+    }
+
     @Test
     void headerOverTheLimitIsAnswered431ToTheJdkClient() throws Exception {
         HttpResponse<String> response = fixture.send(CLIENTS.get(HttpClient.Version.HTTP_1_1), fixture.request("/")

@@ -10,7 +10,6 @@ import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps HTTP/1.1 answers in request order. Requests on one connection may be pipelined and finish in any order (the
@@ -22,13 +21,6 @@ import java.util.concurrent.TimeUnit;
  * instance; a sharable handler takes the channel's with {@link #of(Channel)}.
  */
 public final class ResponseSequencer {
-    /**
-     * How long a connection stays open, reading and discarding, after its last answer. Closing at
-     * once with the client's bytes still unread (the rest of an over-long header, say) makes the
-     * kernel reset the connection, and the reset can reach the client before the answer does.
-     */
-    public static final long LINGER_MILLIS = 500;
-
     private static final AttributeKey<ResponseSequencer> KEY =
             AttributeKey.valueOf(ResponseSequencer.class, "responses");
 
@@ -80,8 +72,7 @@ public final class ResponseSequencer {
             head.response = null;
             wrote = true;
             if (head.closeAfter) {
-                future.addListener(f -> ctx.executor().schedule(() -> ctx.close(), LINGER_MILLIS,
-                        TimeUnit.MILLISECONDS));
+                future.addListener(f -> LingeringClose.begin(ctx));
                 closing = true;
                 discardRemaining();
                 break;

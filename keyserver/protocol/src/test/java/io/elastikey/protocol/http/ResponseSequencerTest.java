@@ -41,7 +41,7 @@ class ResponseSequencerTest {
         assertThat(written.headers().get(HttpHeaderNames.CONNECTION)).isEqualTo("close");
         written.release();
         assertThat(channel.isOpen()).as("lingers first").isTrue();
-        channel.advanceTimeBy(ResponseSequencer.LINGER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        channel.advanceTimeBy(LingeringClose.QUIET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
         channel.runScheduledPendingTasks();
         assertThat(channel.isOpen()).isFalse();
     }

@@ -8,7 +8,6 @@ import io.elastikey.protocol.net.QuietProtocolNegotiator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 
@@ -68,7 +67,6 @@ final class ProtocolNegotiator extends QuietProtocolNegotiator {
             String last = ProtocolErrorHandler.NAME;
             pipeline.addBefore(last, "http", new HttpServerCodec(MAX_REQUEST_LINE, limits.maxHeaderBytes(), 8192));
             RequestReadTimer.installHttp1(pipeline, "http", limits.requestRead(), errors);
-            pipeline.addBefore(last, "keep-alive", new HttpServerKeepAliveHandler());
             pipeline.addBefore(last, "aggregate", new OversizedRequestAggregator(limits.maxBodyBytes()));
             pipeline.addBefore(last, "ski", handlers.get());
         } else {
