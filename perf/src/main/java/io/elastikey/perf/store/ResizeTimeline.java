@@ -24,9 +24,11 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -350,9 +352,10 @@ public final class ResizeTimeline implements Callable<Integer> {
 
     /** What one CSV row needs besides the latency: store counters, GC time, the resizer thread's CPU. */
     private static final class Sampler {
+        private static final String RESIZER_THREADS = "store-resizer";
+        private final Set<Long> resizerThreadIds = new HashSet<>();
         private final ElasticStore store;
         private final ThreadMXBean threadBean = ManagementFactory.getThreadMXBean();
-        private final long resizerThreadId = threadNamed("elasticstore-resizer");
         private StoreStats lastStats;
         private long lastGcMillis;
         private long lastResizerCpu;
@@ -387,12 +390,26 @@ public final class ResizeTimeline implements Callable<Integer> {
                 count == 0 ? Double.NaN : interval.getValueAtPercentile(99) / 1e6,
                 count == 0 ? Double.NaN : interval.getMaxValue() / 1e6,
                 lastGcMillis - gcBefore,
-                resizerThreadId < 0 ? Double.NaN
-                        : Math.round(1000.0 * (lastResizerCpu - cpuBefore) / (lastNanos - nanosBefore)) / 10.0};
+                Math.round(1000.0 * (lastResizerCpu - cpuBefore) / (lastNanos - nanosBefore)) / 10.0};
         }
 
+        /**
+         * CPU of the resizer's threads: grows run on one, shrinks on another, each started on its first resize. The
+         * search for them (a safepoint, like a thread dump) stops once both are known.
+         */
         private long resizerCpuNanos() {
-            return resizerThreadId < 0 ? 0 : Math.max(0, threadBean.getThreadCpuTime(resizerThreadId));
+            if (resizerThreadIds.size() < 2) {
+                for (Thread t : Thread.getAllStackTraces().keySet()) {
+                    if (t.getName().startsWith(RESIZER_THREADS)) {
+                        resizerThreadIds.add(t.getId());
+                    }
+                }
+            }
+            long total = 0;
+            for (long id : resizerThreadIds) {
+                total += Math.max(0, threadBean.getThreadCpuTime(id));
+            }
+            return total;
         }
 
         private static long gcMillis() {
@@ -401,15 +418,6 @@ public final class ResizeTimeline implements Callable<Integer> {
                 total += Math.max(0, gc.getCollectionTime());
             }
             return total;
-        }
-
-        private static long threadNamed(String name) {
-            for (Thread t : Thread.getAllStackTraces().keySet()) {
-                if (t.getName().equals(name)) {
-                    return t.getId();
-                }
-            }
-            return -1;
         }
     }
 

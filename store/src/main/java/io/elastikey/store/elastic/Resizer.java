@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * copied serves at once.
  *
  * <p>A resize yields to lookups: a {@link ResizePacer} pauses it between entries in proportion to
- * its own work whenever lookups ran meanwhile ({@link ElasticStoreConfig#resizeDutyCycle()}).
+ * its own work whenever lookups ran meanwhile ({@link ElasticStoreConfig#resizeDutyCycle()}). A grow also runs at the
+ * OS's idle priority ({@link ElasticStoreConfig#resizeIdlePriority()}); a shrink does not: it is how the store gives
+ * memory back (to the governor, before a kernel limit drops), and on a machine busy with lookups an idle-priority
+ * thread may not run for minutes.
  */
 final class Resizer implements AutoCloseable {
 
@@ -40,22 +43,31 @@ final class Resizer implements AutoCloseable {
     static final int UNFIT_IN_A_ROW = 256;
 
     private final ElasticStore store;
+    /** Runs shrinks, and every resize when idle priority is off: giving memory back cannot wait for idle cores. */
     private final ExecutorService worker;
+    /** Runs grows (the fill after open among them) at SCHED_IDLE, or is {@link #worker} when idle priority is off. */
+    private final ExecutorService idleWorker;
+    /** Held by the one resize running: a shrink and the cancelled grow it replaces never build tiers at once. */
+    private final Object turn = new Object();
     private volatile ResizeOperation current;
     private volatile long targetBudget;
-    private ValueScratch scratch; // the worker thread's, made at its first copy
+    private ValueScratch scratch; // made at the first copy; used under turn only
 
     Resizer(ElasticStore store) {
         this.store = store;
-        boolean idle = store.config().resizeIdlePriority();
-        this.worker = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(idle ? () -> {
-                lowerPriority();
-                r.run();
-            } : r, "elasticstore-resizer");
-            t.setDaemon(true);
-            return t;
-        });
+        this.worker = Executors.newSingleThreadExecutor(r -> daemon(r, "store-resizer"));
+        this.idleWorker = store.config().resizeIdlePriority()
+                ? Executors.newSingleThreadExecutor(r -> daemon(() -> {
+                    lowerPriority();
+                    r.run();
+                }, "store-resizer-idle"))
+                : worker;
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
     }
 
     /** Puts the resizer's thread at the OS's idle priority ({@link IdlePriority}); says so once per thread. */
@@ -82,7 +94,12 @@ final class Resizer implements AutoCloseable {
         ResizeOperation op = new ResizeOperation(budgetBytes, fromDisk);
         current = op;
         targetBudget = budgetBytes;
-        worker.execute(() -> run(op));
+        boolean shrink = budgetBytes < store.tiers.current().budgetBytes();
+        (shrink ? worker : idleWorker).execute(() -> {
+            synchronized (turn) {
+                run(op);
+            }
+        });
         return op;
     }
 
@@ -295,8 +312,10 @@ final class Resizer implements AutoCloseable {
             op.cancel();
         }
         worker.shutdown();
+        idleWorker.shutdown();
         try {
             worker.awaitTermination(30, TimeUnit.SECONDS);
+            idleWorker.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

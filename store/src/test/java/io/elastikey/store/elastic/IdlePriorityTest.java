@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -49,32 +50,55 @@ class IdlePriorityTest {
     }
 
     @Test
-    void theResizerRunsAtIdlePriorityByDefaultAndAtNormalPriorityWhenAskedTo() throws Exception {
+    void aGrowRunsAtIdlePriorityAndAShrinkAtNormalPriority() throws Exception {
         assumeLinuxWithChrt();
-        assertThat(resizerPolicies(true)).containsOnly(SCHED_IDLE);
-        assertThat(resizerPolicies(false)).containsOnly(SCHED_OTHER);
+        try (ElasticStore store = openStore(true)) {
+            assertThat(store.resize(1 << 20).await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
+            assertThat(store.resize(1 << 16).await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
+
+            assertThat(resizerPolicies()).containsExactlyInAnyOrder(
+                    Map.entry("store-resizer-i", SCHED_IDLE), // the kernel keeps 15 characters of a name
+                    Map.entry("store-resizer", SCHED_OTHER));
+        }
     }
 
-    /** Opens a store, runs one resize, and reads the policy of every thread named like the resizer. */
-    private List<Integer> resizerPolicies(boolean idle) throws Exception {
-        Path storeDir = dir.resolve("store-" + idle);
-        ElasticStoreConfig config = ElasticStoreConfig.builder(storeDir).memoryBudgetBytes(0)
-                .resizeIdlePriority(idle).build();
-        try (ElasticStore store = ElasticStore.open(config)) {
-            store.put("k".getBytes(), new byte[100]);
+    @Test
+    void withIdlePriorityOffGrowsAndShrinksRunAtNormalPriority() throws Exception {
+        assumeLinuxWithChrt();
+        try (ElasticStore store = openStore(false)) {
             assertThat(store.resize(1 << 20).await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
-            List<Integer> policies = new ArrayList<>();
-            try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-                for (Path task : tasks.toList()) {
-                    String comm = Files.readString(task.resolve("comm")).strip();
-                    if (comm.startsWith("elasticstore-re")) { // the kernel keeps 15 characters of the name
-                        policies.add(IdlePriority.policyOf(task.getFileName().toString()));
-                    }
+            assertThat(store.resize(1 << 16).await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
+
+            assertThat(resizerPolicies()).containsExactly(Map.entry("store-resizer", SCHED_OTHER));
+        }
+    }
+
+    /** Opens a store with one entry, once the resizer threads of stores closed before have ended. */
+    private ElasticStore openStore(boolean idle) throws Exception {
+        for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                !resizerPolicies().isEmpty() && System.nanoTime() < deadline; ) {
+            Thread.sleep(10);
+        }
+        assertThat(resizerPolicies()).as("resizer threads of stores closed before").isEmpty();
+        ElasticStoreConfig config = ElasticStoreConfig.builder(dir.resolve("store-" + idle)).memoryBudgetBytes(0)
+                .resizeIdlePriority(idle).build();
+        ElasticStore store = ElasticStore.open(config);
+        store.put("k".getBytes(), new byte[100]);
+        return store;
+    }
+
+    /** The scheduling policy of each resizer thread there is, by the name the kernel shows. */
+    private static List<Map.Entry<String, Integer>> resizerPolicies() throws IOException {
+        List<Map.Entry<String, Integer>> policies = new ArrayList<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : tasks.toList()) {
+                String comm = Files.readString(task.resolve("comm")).strip();
+                if (comm.startsWith("store-resizer")) {
+                    policies.add(Map.entry(comm, IdlePriority.policyOf(task.getFileName().toString())));
                 }
             }
-            assertThat(policies).as("resizer threads").isNotEmpty();
-            return policies;
         }
+        return policies;
     }
 
     private static void assumeLinuxWithChrt() {
