@@ -48,8 +48,9 @@ import picocli.CommandLine.Option;
  * {@code --settle} seconds after that resize ends it goes back to the low budget; {@code --settle} seconds after the
  * shrink ends the run stops (or at {@code --max-seconds}).
  *
- * <p>Every second one CSV row ({@link #HEADER}): the budget, the bytes in the table that serves lookups and in the
- * one a resize is filling, the store's hit ratio in that second, p50, p99 and max of the lookups that finished in
+ * <p>Every second one CSV row ({@link #HEADER}): the budget, the bytes in the table that serves lookups, the bytes
+ * the running resize has copied so far (its rebuild and its fill; misses admitted meanwhile not counted), the store's
+ * hit ratio in that second, p50, p99 and max of the lookups that finished in
  * it, the garbage collector's time in it and the resizer thread's CPU. At the end: the latency by phase (before,
  * during the grow, between, during the shrink, after; each request counted in the phase it was due in) and the PNG.
  */
@@ -58,7 +59,7 @@ import picocli.CommandLine.Option;
                 + "low; writes resize-timeline.csv (one row per second) and resize-timeline.png.")
 public final class ResizeTimeline implements Callable<Integer> {
 
-    static final List<String> HEADER = List.of("t_s", "budget_mib", "tier_mib", "filling_mib", "hit_ratio",
+    static final List<String> HEADER = List.of("t_s", "budget_mib", "tier_mib", "moved_mib", "hit_ratio",
             "gets_per_s", "p50_ms", "p99_ms", "max_ms", "gc_ms", "resizer_cpu_pct");
     static final String[] PHASES = {"before", "during grow", "between", "during shrink", "after"};
     private static final long MIB = 1L << 20;

@@ -474,7 +474,7 @@ public final class ElasticStore implements KeyValueStore {
         try {
             Tiers t = tiers;
             if (t.migrating() == null && index.lookup(key, loc) && loc.sameAs(seg, off)) {
-                t.current().admit(key, value, frequencyOf, sketch.frequency(hash));
+                t.current().tryAdmit(key, value, frequencyOf, sketch.frequency(hash));
             }
         } finally {
             epochs.exit(slot);

@@ -13,10 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Scale-up and scale-down are one operation: build a table for the new budget, fill it in priority
- * order, publish it, wait until no reader is inside the old one, free the old one. A table's
- * memory leaves the process when it is closed; building the smaller table also leaves it without
- * the slack of sizes no longer written.
+ * Scale-up and scale-down are one operation in two parts. The rebuild: make a table for the new budget, copy the old
+ * table's entries into it, publish it, wait until no reader is inside the old one, free the old one. The fill: while
+ * room remains, copy entries from disk into the published table. A table's memory leaves the process when it is
+ * closed; building the smaller table also leaves it without the slack of sizes no longer written.
  *
  * <p>Priority: first the entries already in memory (most frequent first under FREQUENCY, in
  * admission order under SEQUENTIAL), then, while room remains, entries from disk. SEQUENTIAL walks
@@ -25,16 +25,18 @@ import org.slf4j.LoggerFactory;
  * highest frequency that no longer fits whole, then fills what room remains in index order; with
  * no accesses counted yet it degenerates to the sequential walk.
  *
- * <p>While a new table fills, writers put their value in both tables (the copy below and a write
- * of the same key are ordered by the key's stripe lock, so neither can leave a stale value) and
- * misses are not admitted anywhere; a lookup that misses the old table tries the new one, so what the fill has
- * copied serves at once.
+ * <p>During the rebuild, writers put their value in both tables (the copy below and a write of the same key are
+ * ordered by the key's stripe lock, so neither can leave a stale value) and misses are not admitted anywhere; a
+ * lookup that misses the old table tries the new one. During the fill the table is the store's own: writes, the
+ * copies and the admission of misses all go to it under the key's stripe lock.
  *
- * <p>A resize yields to lookups: a {@link ResizePacer} pauses it between entries in proportion to
- * its own work whenever lookups ran meanwhile ({@link ElasticStoreConfig#resizeDutyCycle()}). A grow also runs at the
- * OS's idle priority ({@link ElasticStoreConfig#resizeIdlePriority()}); a shrink does not: it is how the store gives
- * memory back (to the governor, before a kernel limit drops), and on a machine busy with lookups an idle-priority
- * thread may not run for minutes.
+ * <p>Threads: the rebuild runs at normal priority; it is bounded by the old table's size, and it is how memory is
+ * given back (to the governor, before a kernel limit drops), which cannot wait. The fill runs on a second thread at the
+ * OS's idle priority ({@link ElasticStoreConfig#resizeIdlePriority()}): on cores that never idle it hardly runs, and
+ * nothing waits for it, since the table it fills already serves and admits. One part of one resize runs at a time
+ * ({@link #turn}); a resize cancels the one before it. Both parts yield to lookups: a {@link ResizePacer} pauses them
+ * between entries in proportion to their own work whenever lookups ran meanwhile
+ * ({@link ElasticStoreConfig#resizeDutyCycle()}).
  */
 final class Resizer implements AutoCloseable {
 
@@ -43,11 +45,11 @@ final class Resizer implements AutoCloseable {
     static final int UNFIT_IN_A_ROW = 256;
 
     private final ElasticStore store;
-    /** Runs shrinks, and every resize when idle priority is off: giving memory back cannot wait for idle cores. */
+    /** Runs the rebuild of every resize ({@link #rebuild}). */
     private final ExecutorService worker;
-    /** Runs grows (the fill after open among them) at SCHED_IDLE, or is {@link #worker} when idle priority is off. */
+    /** Runs the fill from disk ({@link #fill}) at SCHED_IDLE, or is {@link #worker} when idle priority is off. */
     private final ExecutorService idleWorker;
-    /** Held by the one resize running: a shrink and the cancelled grow it replaces never build tiers at once. */
+    /** Held by the part of a resize that runs: a resize and the cancelled one it replaces never touch tiers at once. */
     private final Object turn = new Object();
     private volatile ResizeOperation current;
     private volatile long targetBudget;
@@ -94,10 +96,9 @@ final class Resizer implements AutoCloseable {
         ResizeOperation op = new ResizeOperation(budgetBytes, fromDisk);
         current = op;
         targetBudget = budgetBytes;
-        boolean shrink = budgetBytes < store.tiers.current().budgetBytes();
-        (shrink ? worker : idleWorker).execute(() -> {
+        worker.execute(() -> {
             synchronized (turn) {
-                run(op);
+                rebuild(op);
             }
         });
         return op;
@@ -111,31 +112,30 @@ final class Resizer implements AutoCloseable {
         return targetBudget;
     }
 
-    private void run(ResizeOperation op) {
+    /**
+     * The part of a resize that cannot wait, at normal priority: a table of the new size, holding what the old one
+     * held (most frequent first), published. Then, if wanted, {@link #fill} goes on at idle priority.
+     */
+    private void rebuild(ResizeOperation op) {
         if (op.cancelRequested()) {
             op.finish(ResizeOperation.State.CANCELLED, null);
             return;
         }
         HotTier old = store.tiers.current();
         HotTier next = null;
-        ResizePacer pacer = new ResizePacer(store.config().resizeDutyCycle(), store::lookupCount);
-        op.pacer = pacer;
+        op.pacer = new ResizePacer(store.config().resizeDutyCycle(), store::lookupCount);
         try {
             next = HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize(),
                     store.epochs);
             store.tiers = new Tiers(old, next);
             carryOver(op, old, next);
-            if (op.fromDisk) {
-                loadFromDisk(op, next);
-            }
             publish(next);
             old.close();
-            op.finish(ResizeOperation.State.DONE, null);
-            LOG.info("{}", op);
         } catch (CancellationException e) {
             publish(old);
             next.close();
             op.finish(ResizeOperation.State.CANCELLED, null);
+            return;
         } catch (RuntimeException | Error e) {
             publish(old);
             if (next != null) {
@@ -144,7 +144,43 @@ final class Resizer implements AutoCloseable {
             LOG.error("resize to {} bytes failed", op.targetBytes(), e);
             restoreTarget(op, old.budgetBytes());
             op.finish(ResizeOperation.State.FAILED, e);
+            return;
         }
+        if (op.fromDisk && !full(next)) {
+            HotTier published = next;
+            idleWorker.execute(() -> {
+                synchronized (turn) {
+                    fill(op, published);
+                }
+            });
+        } else {
+            done(op);
+        }
+    }
+
+    /**
+     * The part that can wait, on the idle-priority thread: entries from disk into the published table while room
+     * remains. Lookups use the table meanwhile and their misses are admitted to it as usual, so on cores that never
+     * idle, where this thread hardly runs, the table still fills the way a cache does. The new budget holds whether
+     * or not the fill ends: a cancelled fill leaves the table as it is to the resize that cancelled it.
+     */
+    private void fill(ResizeOperation op, HotTier tier) {
+        try {
+            checkCancelled(op);
+            loadFromDisk(op, tier);
+            done(op);
+        } catch (CancellationException e) {
+            op.finish(ResizeOperation.State.CANCELLED, null);
+        } catch (RuntimeException | Error e) {
+            // The table is in place at its new budget; only the prefetch stopped. Misses go on filling it.
+            LOG.warn("resize to {} bytes: filling the memory tier from disk stopped", op.targetBytes(), e);
+            op.finish(ResizeOperation.State.DONE, null);
+        }
+    }
+
+    private static void done(ResizeOperation op) {
+        op.finish(ResizeOperation.State.DONE, null);
+        LOG.info("{}", op);
     }
 
     /** After a failure the old table stays; the budget reported is its budget again. */

@@ -7,7 +7,9 @@ import io.elastikey.store.StoreStats;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -151,25 +153,8 @@ class ElasticStoreMemoryLookupTest {
      */
     @Test
     void aLookupDuringTheFillAfterOpenIsAnsweredFromTheTierBeingFilled() throws Exception {
-        ElasticStoreConfig.Builder base = config().memoryBudgetBytes(64 << 20).segmentSizeBytes(4 << 20);
-        try (ElasticStore store = open(base.memoryBudgetBytes(0).build())) {
-            for (int i = 0; i < 20_000; i++) {
-                store.put(b("key-" + i), valueOf(i));
-            }
-        }
-        try (ElasticStore store = ElasticStore.open(base.memoryBudgetBytes(64 << 20).resizeDutyCycle(0.01).build())) {
-            AtomicBoolean stop = new AtomicBoolean();
-            Thread busy = new Thread(() -> {
-                while (!stop.get()) {
-                    store.get(b("absent")); // foreground lookups: the fill pauses 0.1 s per ms of its work
-                }
-            });
-            busy.start();
-            try {
-                ResizeOperation fill = store.lastResize();
-                while (store.tiers.migrating() == null && fill.state() == ResizeOperation.State.RUNNING) {
-                    Thread.sleep(1);
-                }
+        try (ElasticStore store = storeFillingSlowly()) {
+            duringTheFill(store, fill -> {
                 store.put(b("fresh"), b("written during the fill"));
                 long hits = store.stats().hits();
                 assertThat(store.get(b("fresh"))).isEqualTo(b("written during the fill"));
@@ -178,10 +163,79 @@ class ElasticStoreMemoryLookupTest {
                 assertThat(fill.state()).as("the fill still running after both lookups")
                         .isEqualTo(ResizeOperation.State.RUNNING);
                 assertThat(store.stats().hits() - hits).as("both lookups answered from memory").isEqualTo(2);
-            } finally {
-                stop.set(true);
-                busy.join();
+            });
+        }
+    }
+
+    /**
+     * The tier a resize fills is the store's own once the old tier's entries are in it: a miss is admitted there as
+     * between resizes, so the tier fills with what is asked for even where the idle-priority fill hardly runs.
+     */
+    @Test
+    void aMissDuringTheFillIsAdmittedToTheTierBeingFilled() throws Exception {
+        try (ElasticStore store = storeFillingSlowly()) {
+            duringTheFill(store, fill -> {
+                ByteBuffer dst = ByteBuffer.allocate(2048);
+                List<Integer> cold = new ArrayList<>();
+                for (int i = 19_999; i >= 0 && cold.size() < 10; i--) {
+                    dst.clear();
+                    if (store.getIfInMemory(b("key-" + i), dst) == ElasticStore.NOT_IN_MEMORY) {
+                        cold.add(i);
+                    }
+                }
+                assertThat(cold).as("keys the fill has not copied yet").hasSize(10);
+                for (int i : cold) {
+                    // A miss gives its admission up while another thread is in the tier (the fill's copy): ask again.
+                    for (int tries = 0; tries < 100 && !inMemory(store, i); tries++) {
+                        assertThat(store.get(b("key-" + i))).isEqualTo(valueOf(i));
+                    }
+                }
+                assertThat(fill.state()).as("the fill still running").isEqualTo(ResizeOperation.State.RUNNING);
+                assertThat(cold).as("admitted on their misses").allMatch(i -> inMemory(store, i));
+            });
+        }
+    }
+
+    private static boolean inMemory(ElasticStore store, int i) {
+        return store.getIfInMemory(b("key-" + i), ByteBuffer.allocate(2048)) != ElasticStore.NOT_IN_MEMORY;
+    }
+
+    /** 20,000 entries on disk, opened with a 64 MiB tier whose fill yields 99% of its time to lookups. */
+    private ElasticStore storeFillingSlowly() throws Exception {
+        ElasticStoreConfig.Builder base = config().memoryBudgetBytes(64 << 20).segmentSizeBytes(4 << 20);
+        try (ElasticStore store = open(base.memoryBudgetBytes(0).build())) {
+            for (int i = 0; i < 20_000; i++) {
+                store.put(b("key-" + i), valueOf(i));
             }
+        }
+        return ElasticStore.open(base.memoryBudgetBytes(64 << 20).resizeDutyCycle(0.01).build());
+    }
+
+    private interface FillCheck {
+        void during(ResizeOperation fill) throws Exception;
+    }
+
+    /**
+     * Runs {@code check} once the fill after open has published its tier, with lookups of an absent key running
+     * beside it: the fill pauses 0.1 s per ms of its work.
+     */
+    private static void duringTheFill(ElasticStore store, FillCheck check) throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread busy = new Thread(() -> {
+            while (!stop.get()) {
+                store.get(b("absent"));
+            }
+        });
+        busy.start();
+        try {
+            ResizeOperation fill = store.lastResize();
+            while (store.tiers.current().budgetBytes() == 0 && fill.state() == ResizeOperation.State.RUNNING) {
+                Thread.sleep(1);
+            }
+            check.during(fill);
+        } finally {
+            stop.set(true);
+            busy.join();
         }
     }
 }

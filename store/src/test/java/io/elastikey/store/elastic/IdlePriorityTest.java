@@ -50,7 +50,7 @@ class IdlePriorityTest {
     }
 
     @Test
-    void aGrowRunsAtIdlePriorityAndAShrinkAtNormalPriority() throws Exception {
+    void rebuildsRunAtNormalPriorityAndFillsFromDiskAtIdlePriority() throws Exception {
         assumeLinuxWithChrt();
         try (ElasticStore store = openStore(true)) {
             assertThat(store.resize(1 << 20).await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
@@ -63,7 +63,7 @@ class IdlePriorityTest {
     }
 
     @Test
-    void withIdlePriorityOffGrowsAndShrinksRunAtNormalPriority() throws Exception {
+    void withIdlePriorityOffEverythingRunsAtNormalPriority() throws Exception {
         assumeLinuxWithChrt();
         try (ElasticStore store = openStore(false)) {
             assertThat(store.resize(1 << 20).await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);

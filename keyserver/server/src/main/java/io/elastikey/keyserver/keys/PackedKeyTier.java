@@ -100,7 +100,8 @@ final class PackedKeyTier implements AutoCloseable {
 
     /**
      * Caches {@code packed} under {@code key}: while there is room; once full, in place of older entries only if it
-     * is more often asked for than they are ({@code evictColder}), else not. Returns whether it is now cached.
+     * is more often asked for than they are ({@code evictColder}, and only if no other thread is writing to the table
+     * at that moment: {@link HotTier#tryAdmit}), else not. Returns whether it is now cached.
      */
     boolean admit(byte[] key, byte[] packed, boolean evictColder) {
         HotTier tier = released.tier;
@@ -108,7 +109,7 @@ final class PackedKeyTier implements AutoCloseable {
             if (!evictColder) {
                 return tier.putIfRoom(key, packed);
             }
-            return tier.admit(key, packed, k -> sketch.frequency(KeyHash.hash64(k)),
+            return tier.tryAdmit(key, packed, k -> sketch.frequency(KeyHash.hash64(k)),
                     sketch.frequency(KeyHash.hash64(key)));
         } catch (IllegalStateException closedMeanwhile) {
             return false; // the cache closed between reading the table and writing to it: the server is stopping

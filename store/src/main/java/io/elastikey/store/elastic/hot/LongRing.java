@@ -11,7 +11,7 @@ import java.util.function.LongPredicate;
  * them (pauses of 15-20 ms at a million 4 KB entries, docs/benchmarks.md), where one array of longs (8 MB at a
  * million) is allocated once, outside the young generation when it is large, and holds no references to trace.
  *
- * <p>Not thread-safe: the owning tier's monitor guards it.
+ * <p>Not thread-safe: the owning tier's lock guards it.
  */
 final class LongRing {
 

@@ -89,12 +89,12 @@ class HotTierTest {
         }
         assertThat(tier.putIfRoom(key(99), new byte[1000])).isFalse();
         // Key 99 is hot (frequency 5), the others cold (0): it takes the oldest's place.
-        assertThat(tier.admit(key(99), new byte[1000], k -> k[7] == 99 ? 5 : 0, 5)).isTrue();
+        assertThat(tier.tryAdmit(key(99), new byte[1000], k -> k[7] == 99 ? 5 : 0, 5)).isTrue();
         assertThat(tier.contains(key(99))).isTrue();
         assertThat(tier.contains(key(0))).isFalse();
         assertThat(tier.entries()).isEqualTo(10);
         // A newcomer no more frequent than the victim plus the margin is refused.
-        assertThat(tier.admit(key(98), new byte[1000], k -> 1, 2)).isFalse();
+        assertThat(tier.tryAdmit(key(98), new byte[1000], k -> 1, 2)).isFalse();
         tier.close();
     }
 
