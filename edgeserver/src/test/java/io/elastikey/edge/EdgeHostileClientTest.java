@@ -14,6 +14,7 @@ import io.elastikey.keyserver.KeyServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -86,6 +87,52 @@ class EdgeHostileClientTest {
             socket.getOutputStream().write("GET / HTTP/9.9\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
             assertThat(readUntilClosed(socket)).startsWith("HTTP/1.1 505 ");
+        }
+    }
+
+    /**
+     * A body over {@code limits.body} (1 MiB by default) declared by a client that asks to close: the edge answers
+     * 413 at once and goes on reading, so the client, still sending, reads its answer instead of a reset.
+     */
+    @Test
+    void aBodyOverTheLimitIsAnswered413ToAClientStillSendingIt() throws Exception {
+        int length = 2 << 20;
+        try (SSLSocket socket = connect(null)) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " + length
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[64 << 10];
+            for (int sent = 0; sent < length; sent += chunk.length) {
+                out.write(chunk); // the answer is already on its way: the edge must not reset us under it
+            }
+            out.flush();
+            String answer = readUntilClosed(socket);
+            assertThat(answer).startsWith("HTTP/1.1 413 ").contains("request body too large");
+        }
+    }
+
+    @Test
+    void aBodyOverTheLimitOnAKeptAliveConnectionLeavesItUsable() throws Exception {
+        try (SSLSocket socket = connect(null)) {
+            OutputStream out = socket.getOutputStream();
+            byte[] body = new byte[(1 << 20) + 1];
+            out.write(("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.write("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String answers = readUntilClosed(socket);
+            assertThat(answers).startsWith("HTTP/1.1 413 ").contains("HTTP/1.1 200 ");
+        }
+    }
+
+    @Test
+    void anUnknownExpectationIsAnswered417() throws Exception {
+        try (SSLSocket socket = connect(null)) {
+            socket.getOutputStream().write(("GET /hello HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\n"
+                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            assertThat(readUntilClosed(socket)).startsWith("HTTP/1.1 417 ");
         }
     }
 

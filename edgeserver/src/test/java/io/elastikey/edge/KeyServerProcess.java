@@ -32,10 +32,18 @@ final class KeyServerProcess implements AutoCloseable {
         Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
         BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8));
+        // The JVM prints its own warnings to stdout (unified logging: "[warning][os,thread] ..."): kept for the
+        // error, not taken for the server's answer.
+        StringBuilder before = new StringBuilder();
         String line = lines.readLine();
-        if (line == null || !line.startsWith("READY ")) {
+        while (line != null && !line.startsWith("READY ")) {
+            before.append(line).append('\n');
+            line = lines.readLine();
+        }
+        if (line == null) {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            throw new IOException("key server process did not start; its log:\n" + Files.readString(log));
+            throw new IOException("key server process did not start (exit " + process.exitValue() + "); its stdout:\n"
+                    + before + "its log:\n" + Files.readString(log));
         }
         String[] parts = line.split(" ");
         return new KeyServerProcess(process, Integer.parseInt(parts[1]), Integer.parseInt(parts[2]));

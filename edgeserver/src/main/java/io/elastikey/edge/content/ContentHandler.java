@@ -1,6 +1,7 @@
 // ContentHandler -- the edge's last handler: answers a request from the content cache or through the origin.
 package io.elastikey.edge.content;
 
+import io.elastikey.protocol.http.OversizedRequestAggregator;
 import io.elastikey.protocol.http.RequestChecks;
 import io.elastikey.protocol.http.RequestReadTimeoutException;
 import io.elastikey.protocol.http.ResponseSequencer;
@@ -12,10 +13,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpContentException;
 import io.netty.util.AsciiString;
 import java.util.Map;
 import java.util.Objects;
@@ -62,6 +65,7 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
             408, "the request did not arrive in time",
             413, "request body too large",
             414, "request line too long",
+            417, "only the expectation 100-continue is served",
             431, "request headers too large",
             505, "only HTTP/1.0, HTTP/1.1 and HTTP/2 are served");
 
@@ -105,10 +109,13 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
             HttpResponseStatus status = RequestChecks.undecodable(cause);
-            if (!(cause instanceof RequestReadTimeoutException)) { // the timer has counted that one
+            boolean close = true; // the stream is out of sync, except after a body over the limit, which was dropped
+            if (cause instanceof TooLongHttpContentException) {
+                close = !HttpUtil.isKeepAlive(request) || request.headers().contains(HttpHeaderNames.EXPECT);
+            } else if (!(cause instanceof RequestReadTimeoutException)) { // the timer has counted that one
                 errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
             }
-            queue.complete(ctx, queue.reserve(true), Reply.text(HttpVersion.HTTP_1_1, status,
+            queue.complete(ctx, queue.reserve(close), Reply.text(HttpVersion.HTTP_1_1, status,
                     REFUSALS.get(status.code())));
             return;
         }
@@ -117,6 +124,12 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
             errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, "request line refused with " + lineProblem);
             queue.complete(ctx, queue.reserve(true), Reply.text(HttpVersion.HTTP_1_1, lineProblem,
                     REFUSALS.get(lineProblem.code())));
+            return;
+        }
+        if (OversizedRequestAggregator.hasUnknownExpectation(request)) {
+            // Its body was read whole (OversizedRequestAggregator), so the connection can go on.
+            queue.complete(ctx, queue.reserve(!HttpUtil.isKeepAlive(request)), Reply.text(version,
+                    HttpResponseStatus.EXPECTATION_FAILED, REFUSALS.get(417)));
             return;
         }
         ResponseSequencer.Slot slot = queue.reserve(!HttpUtil.isKeepAlive(request));

@@ -1,6 +1,7 @@
 package io.elastikey.edge.http;
 
 import io.elastikey.edge.content.ContentHandler;
+import io.elastikey.protocol.http.OversizedRequestAggregator;
 import io.elastikey.protocol.http.RequestReadTimer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.elastikey.protocol.net.QuietProtocolNegotiator;
@@ -80,7 +81,7 @@ final class EdgeProtocolNegotiator extends QuietProtocolNegotiator {
             String last = ProtocolErrorHandler.NAME;
             pipeline.addBefore(last, "http", new HttpServerCodec(ContentHandler.MAX_REQUEST_LINE, maxHeaderBytes, 8192));
             RequestReadTimer.installHttp1(pipeline, "http", requestRead, errors);
-            pipeline.addBefore(last, "aggregate", new HttpObjectAggregator(maxBodyBytes));
+            pipeline.addBefore(last, "aggregate", new OversizedRequestAggregator(maxBodyBytes));
             pipeline.addBefore(last, "content", content.get());
         } else {
             throw new IllegalStateException("ALPN chose an unknown protocol: " + protocol);

@@ -2,6 +2,7 @@ package io.elastikey.keyserver.http;
 
 import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.tls.ClientAuthenticationHandler;
+import io.elastikey.protocol.http.OversizedRequestAggregator;
 import io.elastikey.protocol.http.RequestReadTimer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.elastikey.protocol.net.QuietProtocolNegotiator;

@@ -7,6 +7,7 @@ import io.elastikey.keyserver.ski.SkiService;
 import io.elastikey.keyserver.tickets.TicketKeyService;
 import io.elastikey.protocol.tickets.TicketKeySet;
 import io.elastikey.protocol.http.AnswerPlace;
+import io.elastikey.protocol.http.OversizedRequestAggregator;
 import io.elastikey.protocol.http.RequestChecks;
 import io.elastikey.protocol.http.RequestReadTimeoutException;
 import io.elastikey.protocol.http.ResponseSequencer;

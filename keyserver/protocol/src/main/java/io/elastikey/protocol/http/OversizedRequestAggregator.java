@@ -1,4 +1,5 @@
-package io.elastikey.keyserver.http;
+// OversizedRequestAggregator -- aggregates HTTP/1.1 requests; one whose body is over the limit goes on to be answered 413.
+package io.elastikey.protocol.http;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -16,38 +17,38 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpContentException;
 
 /**
- * Netty's aggregator for HTTP/1.1, answering a body over {@code limits.body} with {@code 413} and the SKI
- * JSON error shape rather than an empty page ({@link Http2Requests} does the same for HTTP/2).
+ * Netty's aggregator for HTTP/1.1, except that a body over the limit is answered by the application, in request
+ * order, like any other request: the key server with the SKI JSON error shape, the edge with its own text.
  *
- * <p>The request goes on, as a {@link FullHttpRequest} without body whose decoder
- * result is a {@link TooLongHttpContentException}, to {@link SkiHttpHandler}, which answers it in
- * request order like any other. The aggregator reads and drops the rest of the body, so the
- * connection stays usable. Closing at once instead would leave unread body bytes in the
- * server's receive buffer, and the kernel would answer the close with a reset that can destroy
- * the 413 before the client reads it.
+ * <p>The request goes on, as a {@link FullHttpRequest} without body whose decoder result is a
+ * {@link TooLongHttpContentException}, to the application's handler ({@link RequestChecks#undecodable} gives
+ * {@code 413}). The aggregator reads and drops the rest of the body, so the connection stays usable. Closing at once
+ * instead (Netty's aggregator does, for a request that asked to close) would leave unread body bytes in the
+ * server's receive buffer, and the kernel would answer the close with a reset that can destroy the 413 before the
+ * client reads it.
  *
  * <p>An {@code Expect} header is not answered here either, except with {@code 100 Continue}. Netty's aggregator
  * would write a bodiless {@code 417} for an expectation it does not know and a bodiless {@code 413} for
- * {@code 100-continue} with a {@code Content-Length} over the limit, itself, at once: past the SKI handler, so
- * without the SKI JSON body, without an audit line, and ahead of answers still due to earlier pipelined requests.
- * Here the first is aggregated like any request and the second goes on as the too-long request above; the SKI
- * handler answers both, in order.
+ * {@code 100-continue} with a {@code Content-Length} over the limit, itself, at once: past the application's
+ * handler, so without its body, its log line or its metrics, and ahead of answers still due to earlier pipelined
+ * requests. Here the first is aggregated like any request ({@link #hasUnknownExpectation} tells the handler to
+ * answer {@code 417}) and the second goes on as the too-long request above. Both servers use this one class.
  */
-final class OversizedRequestAggregator extends HttpObjectAggregator {
+public final class OversizedRequestAggregator extends HttpObjectAggregator {
 
-    OversizedRequestAggregator(int maxBodyBytes) {
+    public OversizedRequestAggregator(int maxBodyBytes) {
         super(maxBodyBytes);
     }
 
     /**
-     * Netty's continue response for {@code start}, or {@code null} where the SKI handler answers instead: an
-     * unknown expectation ({@code 417}, {@link SkiHttpHandler}), or {@code 100-continue} with a body over the
-     * limit ({@link #handleOversizedMessage}, {@code 413}). Mirrors the checks of Netty's own in the same order.
+     * Netty's continue response for {@code start}, or {@code null} where the application answers instead: an
+     * unknown expectation ({@code 417}), or {@code 100-continue} with a body over the limit
+     * ({@link #handleOversizedMessage}, {@code 413}). Mirrors the checks of Netty's own in the same order.
      */
     @Override
     protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
         if (start.decoderResult().isFailure() || hasUnknownExpectation(start)) {
-            return null; // the SKI handler answers what the codec could not parse (400)
+            return null; // the application answers what the codec could not parse (400)
         }
         if (!pipeline.channel().isActive()) {
             return null; // an earlier answer closed the connection: nobody is waiting to send a body
@@ -60,7 +61,7 @@ final class OversizedRequestAggregator extends HttpObjectAggregator {
 
     /**
      * The {@code Content-Length} {@code message} declares; -1 without one; past any limit when it is not a number,
-     * which the SKI handler then answers {@code 413} without reading a body of unknown length.
+     * which the application then answers {@code 413} without reading a body of unknown length.
      */
     private static long declaredLength(HttpMessage message) {
         try {
@@ -74,7 +75,7 @@ final class OversizedRequestAggregator extends HttpObjectAggregator {
      * Whether {@code message} is an HTTP/1.1 (or later) request with an {@code Expect} other than {@code 100-continue},
      * which is answered {@code 417}: the test Netty's aggregator makes, which {@code HttpUtil} keeps to its package.
      */
-    static boolean hasUnknownExpectation(HttpMessage message) {
+    public static boolean hasUnknownExpectation(HttpMessage message) {
         if (!(message instanceof HttpRequest) || message.protocolVersion().compareTo(HttpVersion.HTTP_1_1) < 0) {
             return false;
         }
