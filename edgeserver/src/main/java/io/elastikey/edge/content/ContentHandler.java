@@ -13,7 +13,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -109,12 +108,11 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
             HttpResponseStatus status = RequestChecks.undecodable(cause);
-            boolean close = true; // the stream is out of sync, except after a body over the limit, which was dropped
-            if (cause instanceof TooLongHttpContentException) {
-                close = !HttpUtil.isKeepAlive(request) || request.headers().contains(HttpHeaderNames.EXPECT);
-            } else if (!(cause instanceof RequestReadTimeoutException)) { // the timer has counted that one
+            if (!(cause instanceof TooLongHttpContentException || cause instanceof RequestReadTimeoutException)) {
+                // A body over the limit is no protocol error; the timer has counted its own.
                 errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
             }
+            boolean close = RequestChecks.closesAfterUndecodable(request);
             queue.complete(ctx, queue.reserve(close), Reply.text(HttpVersion.HTTP_1_1, status,
                     REFUSALS.get(status.code())));
             return;

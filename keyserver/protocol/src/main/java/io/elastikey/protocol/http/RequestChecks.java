@@ -2,8 +2,10 @@
 package io.elastikey.protocol.http;
 
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpContentException;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -58,6 +60,20 @@ public final class RequestChecks {
             return HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE;
         }
         return HttpResponseStatus.BAD_REQUEST;
+    }
+
+    /**
+     * Whether the connection closes after the answer to {@code request}, whose decoder result failed: it does, since
+     * the stream is out of sync, except after a body over the limit ({@link OversizedRequestAggregator} dropped the
+     * rest of it) on a request that did not ask to close and carried no {@code Expect} header (a client that expects
+     * {@code 100 Continue} and gets {@code 413} may send its body or may not, and the next request cannot be told from
+     * the body's bytes).
+     */
+    public static boolean closesAfterUndecodable(HttpRequest request) {
+        if (request.decoderResult().cause() instanceof TooLongHttpContentException) {
+            return !HttpUtil.isKeepAlive(request) || request.headers().contains(HttpHeaderNames.EXPECT);
+        }
+        return true;
     }
 
     /** The version to answer {@code request} in: its own for HTTP/1.0 and 1.1, else HTTP/1.1. */

@@ -181,21 +181,17 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     /**
      * A request the HTTP codec could not parse (400, 414, 431), or that did not arrive in time (408,
      * {@link io.elastikey.protocol.http.RequestReadTimer}): answer once, then close, since the stream is out of
-     * sync. A body over the limit ({@link OversizedRequestAggregator}) is the exception: the aggregator drops the
-     * rest of it, so the connection stays open unless the request asked otherwise, or carried an {@code Expect}
-     * header: a client that expects {@code 100 Continue} and gets {@code 413} may send its body or may not, and the
-     * next request cannot be told from the body's bytes.
+     * sync; a body over the limit ({@link OversizedRequestAggregator}) may leave the connection open
+     * ({@link RequestChecks#closesAfterUndecodable}).
      */
     private void rejectUndecodable(ChannelHandlerContext ctx, FullHttpRequest request, Caller caller, long start) {
         Throwable cause = request.decoderResult().cause();
         HttpResponseStatus status = RequestChecks.undecodable(cause);
-        boolean close = true;
-        if (cause instanceof TooLongHttpContentException) {
-            close = !HttpUtil.isKeepAlive(request) || request.headers().contains(HttpHeaderNames.EXPECT);
-        } else if (!(cause instanceof RequestReadTimeoutException)) { // the timer has counted that one
+        if (!(cause instanceof TooLongHttpContentException || cause instanceof RequestReadTimeoutException)) {
+            // A body over the limit is no protocol error; the timer has counted its own.
             errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
         }
-        AnswerPlace place = placeOf(request, close);
+        AnswerPlace place = placeOf(request, RequestChecks.closesAfterUndecodable(request));
         answerError(ctx, place, HttpVersion.HTTP_1_1, status, SkiError.MALFORMED_REQUEST, caller, null, start);
     }
 
