@@ -96,43 +96,44 @@ class EdgeHostileClientTest {
      */
     @Test
     void aBodyOverTheLimitIsAnswered413ToAClientStillSendingIt() throws Exception {
-        int length = 2 << 20;
-        try (SSLSocket socket = connect(null)) {
-            OutputStream out = socket.getOutputStream();
-            out.write(("POST /upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " + length
-                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            byte[] chunk = new byte[64 << 10];
-            for (int sent = 0; sent < length; sent += chunk.length) {
-                out.write(chunk); // the answer is already on its way: the edge must not reset us under it
-            }
-            out.flush();
-            String answer = readUntilClosed(socket);
-            assertThat(answer).startsWith("HTTP/1.1 413 ").contains("request body too large");
-        }
+        String answer = exchange("POST /upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: %d\r\n\r\n",
+                2 << 20, "");
+
+        assertThat(answer).startsWith("HTTP/1.1 413 ").contains("request body too large");
     }
 
     @Test
     void aBodyOverTheLimitOnAKeptAliveConnectionLeavesItUsable() throws Exception {
-        try (SSLSocket socket = connect(null)) {
-            OutputStream out = socket.getOutputStream();
-            byte[] body = new byte[(1 << 20) + 1];
-            out.write(("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
-            out.write("GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            String answers = readUntilClosed(socket);
-            assertThat(answers).startsWith("HTTP/1.1 413 ").contains("HTTP/1.1 200 ");
-        }
+        String answers = exchange("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", (1 << 20) + 1,
+                "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+
+        assertThat(answers).startsWith("HTTP/1.1 413 ").contains("HTTP/1.1 200 ");
     }
 
     @Test
     void anUnknownExpectationIsAnswered417() throws Exception {
+        String answer = exchange("GET /hello HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\n"
+                + "Connection: close\r\n\r\n", 0, "");
+
+        assertThat(answer).startsWith("HTTP/1.1 417 ");
+    }
+
+    /**
+     * Sends {@code head} (with {@code %d} for the body's length), a body of {@code bodyLength} zeros in 64 KiB writes
+     * (the answer may be on its way before the last: the edge must not reset us under it), then {@code next}, and
+     * reads everything until the edge closes.
+     */
+    private static String exchange(String head, int bodyLength, String next) throws Exception {
         try (SSLSocket socket = connect(null)) {
-            socket.getOutputStream().write(("GET /hello HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\n"
-                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
-            assertThat(readUntilClosed(socket)).startsWith("HTTP/1.1 417 ");
+            OutputStream out = socket.getOutputStream();
+            out.write(String.format(head, bodyLength).getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[64 << 10];
+            for (int left = bodyLength; left > 0; left -= chunk.length) {
+                out.write(chunk, 0, Math.min(left, chunk.length));
+            }
+            out.write(next.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return readUntilClosed(socket);
         }
     }
 

@@ -3,7 +3,6 @@ package io.elastikey.edge.content;
 
 import io.elastikey.protocol.http.OversizedRequestAggregator;
 import io.elastikey.protocol.http.RequestChecks;
-import io.elastikey.protocol.http.RequestReadTimeoutException;
 import io.elastikey.protocol.http.ResponseSequencer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.elastikey.protocol.net.ProtocolErrorKind;
@@ -17,7 +16,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.TooLongHttpContentException;
 import io.netty.util.AsciiString;
 import java.util.Map;
 import java.util.Objects;
@@ -108,8 +106,7 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
             HttpResponseStatus status = RequestChecks.undecodable(cause);
-            if (!(cause instanceof TooLongHttpContentException || cause instanceof RequestReadTimeoutException)) {
-                // A body over the limit is no protocol error; the timer has counted its own.
+            if (RequestChecks.isProtocolError(cause)) {
                 errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
             }
             boolean close = RequestChecks.closesAfterUndecodable(request);

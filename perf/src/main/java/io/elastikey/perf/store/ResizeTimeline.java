@@ -395,11 +395,12 @@ public final class ResizeTimeline implements Callable<Integer> {
         }
 
         /**
-         * CPU of the resizer's threads: grows run on one, shrinks on another, each started on its first resize. The
-         * search for them (a safepoint, like a thread dump) stops once both are known.
+         * CPU of the resizer's threads: rebuilds run on one, fills on another at idle priority (the same thread when
+         * idle priority is off), each started on first use. The search for them (a safepoint, like a thread dump)
+         * stops once all are known.
          */
         private long resizerCpuNanos() {
-            if (resizerThreadIds.size() < 2) {
+            if (resizerThreadIds.size() < (store.config().resizeIdlePriority() ? 2 : 1)) {
                 for (Thread t : Thread.getAllStackTraces().keySet()) {
                     if (t.getName().startsWith(RESIZER_THREADS)) {
                         resizerThreadIds.add(t.getId());

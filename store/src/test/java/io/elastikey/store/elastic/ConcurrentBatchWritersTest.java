@@ -45,7 +45,7 @@ class ConcurrentBatchWritersTest {
     void batchesAndPutsOfTheSameKeysNeitherDeadlockNorLeaveTheTierBehindTheLog() throws Exception {
         Map<String, byte[]> answered = new HashMap<>();
         try (ElasticStore store = ElasticStore.open(config().memoryBudgetBytes(4 << 20).build())) {
-            // The tier exists once the fill after open has run (at idle priority: on a busy machine, not at once).
+            // The resize after open first; the test wants the tier there, not a race with its creation.
             assertThat(store.lastResize().await(60, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 4; t++) {

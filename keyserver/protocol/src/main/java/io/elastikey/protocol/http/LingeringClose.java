@@ -40,7 +40,6 @@ public final class LingeringClose extends ChannelInboundHandlerAdapter {
         LingeringClose lingering = new LingeringClose();
         ctx.pipeline().addFirst(lingering);
         ctx.channel().config().setAutoRead(true); // a handler holding reads back must not leave bytes unread
-        ctx.read();
     }
 
     @Override

@@ -76,6 +76,14 @@ public final class RequestChecks {
         return true;
     }
 
+    /**
+     * Whether a request refused for {@code cause} is the client's protocol error, to be counted and logged: a body
+     * over the limit is not one (a client may well send one), and the request-read timer counts its own expiries.
+     */
+    public static boolean isProtocolError(Throwable cause) {
+        return !(cause instanceof TooLongHttpContentException || cause instanceof RequestReadTimeoutException);
+    }
+
     /** The version to answer {@code request} in: its own for HTTP/1.0 and 1.1, else HTTP/1.1. */
     public static HttpVersion answerVersion(HttpRequest request) {
         HttpVersion version = request.protocolVersion();

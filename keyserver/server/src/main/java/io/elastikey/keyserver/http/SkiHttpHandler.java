@@ -9,7 +9,6 @@ import io.elastikey.protocol.tickets.TicketKeySet;
 import io.elastikey.protocol.http.AnswerPlace;
 import io.elastikey.protocol.http.OversizedRequestAggregator;
 import io.elastikey.protocol.http.RequestChecks;
-import io.elastikey.protocol.http.RequestReadTimeoutException;
 import io.elastikey.protocol.http.ResponseSequencer;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.elastikey.protocol.net.ProtocolErrorKind;
@@ -26,7 +25,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.TooLongHttpContentException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -187,8 +185,7 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private void rejectUndecodable(ChannelHandlerContext ctx, FullHttpRequest request, Caller caller, long start) {
         Throwable cause = request.decoderResult().cause();
         HttpResponseStatus status = RequestChecks.undecodable(cause);
-        if (!(cause instanceof TooLongHttpContentException || cause instanceof RequestReadTimeoutException)) {
-            // A body over the limit is no protocol error; the timer has counted its own.
+        if (RequestChecks.isProtocolError(cause)) {
             errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, status + ": " + ProtocolErrorKind.describe(cause));
         }
         AnswerPlace place = placeOf(request, RequestChecks.closesAfterUndecodable(request));
