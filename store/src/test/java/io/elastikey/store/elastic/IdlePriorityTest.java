@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -92,9 +93,13 @@ class IdlePriorityTest {
         List<Map.Entry<String, Integer>> policies = new ArrayList<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : tasks.toList()) {
-                String comm = Files.readString(task.resolve("comm")).strip();
-                if (comm.startsWith("store-resizer")) {
-                    policies.add(Map.entry(comm, IdlePriority.policyOf(task.getFileName().toString())));
+                try {
+                    String comm = Files.readString(task.resolve("comm")).strip();
+                    if (comm.startsWith("store-resizer")) {
+                        policies.add(Map.entry(comm, IdlePriority.policyOf(task.getFileName().toString())));
+                    }
+                } catch (NoSuchFileException ended) {
+                    // a thread (of this JVM, any) that ended between the listing and the read
                 }
             }
         }
