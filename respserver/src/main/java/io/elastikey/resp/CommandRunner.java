@@ -97,6 +97,37 @@ final class CommandRunner {
         }
     }
 
+    /** {@link #writeSetsOnLoop}'s answer when the SETs must go to a worker instead. */
+    static final long ON_WORKER = -1;
+
+    /**
+     * On the event loop: writes plain SETs' entries and makes them visible without waiting for durability, and
+     * returns the ticket to wait on ({@link #isDurable}, {@link #awaitDurable}) before answering them. Returns
+     * {@link #ON_WORKER}, having written nothing, when the store cannot write without blocking (it has no local log)
+     * or an entry breaks a limit (a worker then answers each SET on its own). A store failure is thrown.
+     */
+    long writeSetsOnLoop(List<Map.Entry<byte[], byte[]>> entries) {
+        try {
+            return store.putAllVisible(entries);
+        } catch (IllegalArgumentException e) {
+            return ON_WORKER;
+        }
+    }
+
+    boolean isDurable(long ticket) {
+        return store.isDurable(ticket);
+    }
+
+    /** On a worker: waits until the writes up to {@code ticket} are durable; returns the failure, or null. */
+    RuntimeException awaitDurable(long ticket) {
+        try {
+            store.awaitDurable(ticket);
+            return null;
+        } catch (RuntimeException e) {
+            return e;
+        }
+    }
+
     /** Whether {@code r} is of a kind {@link #answerFromMemory} may answer: a test of the command alone. */
     static boolean mayAnswerFromMemory(RespRequest r) {
         Command c = r.command();

@@ -6,17 +6,15 @@ import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
-
-import io.netty.buffer.ByteBuf;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One per event loop, used only on it. Without pipelining every request is a burst of one, and a
  * task per request would cost a worker wake-up and an event-loop wake-up each. Instead, every
- * connection that read reads in one turn of the loop joins a group; a task queued on the loop
- * (it runs after the turn's I/O) hands the whole group to one worker, which runs each
- * connection's batch in turn and passes all the replies back in one event-loop task. Readers and
- * writers form separate groups on separate pools ({@link Workers}).
+ * connection that read reads in one turn of the loop joins a group, and a task queued on the loop
+ * (it runs after the turn's I/O) takes the groups. Readers go to one read worker, which runs each
+ * connection's batch in turn and passes all the replies back in one event-loop task. Writers' plain
+ * SETs are written on the loop itself, together (see {@link #runWrites}).
  */
 final class ReadyConnections {
     private final EventLoop loop;
@@ -51,7 +49,7 @@ final class ReadyConnections {
         if (!writers.isEmpty()) {
             List<RespDispatcher> group = writers;
             writers = new ArrayList<>();
-            submit(workers.writes, group, () -> runWrites(group));
+            runWrites(group);
         }
     }
 
@@ -64,40 +62,47 @@ final class ReadyConnections {
     }
 
     /**
-     * On a write worker. Connections whose batch is nothing but plain SETs (what loaders and
-     * redis-benchmark send) are written together with one putAll, so they share one durability
-     * wait instead of queueing for one each; every SET is still answered only after it. A
-     * connection with anything else in its batch gets a task of its own, so a slow command never
-     * holds up the group.
+     * On the event loop. Connections whose batch is nothing but plain SETs (what loaders and redis-benchmark send) are
+     * written together, here: the store appends them to its log and makes them visible without waiting for an fsync
+     * ({@link CommandRunner#writeSetsOnLoop}), so a SET costs no hand-off to a worker and back, as Redis writes its
+     * append-only file on its own loop. Their replies wait for the durability the fsync policy promises: at once
+     * under {@code NEVER}, otherwise on a write worker parked until the group commit covers them, while the loop
+     * goes on and the SETs it reads meanwhile join the next fsync. A connection with anything else in its batch
+     * gets a worker task of its own, so a slow command never holds up the loop or the group; so does the whole
+     * group when the store cannot write without blocking, or an entry breaks a limit.
      */
     private void runWrites(List<RespDispatcher> group) {
-        List<RespDispatcher> setters = new ArrayList<>(group.size());
-        List<List<RespRequest>> batches = new ArrayList<>(group.size());
+        SetGroup sets = new SetGroup();
         for (RespDispatcher d : group) {
             List<RespRequest> batch = d.take(false);
             if (batch.isEmpty()) {
                 d.finished();
             } else if (CommandRunner.maySet(d.state()) && batch.stream().allMatch(StoreCommands::isPlainSet)) {
-                setters.add(d);
-                batches.add(batch);
+                sets.add(d, batch);
             } else {
                 d.runAlone(batch);
             }
         }
-        if (setters.isEmpty()) {
+        if (sets.isEmpty()) {
             return;
         }
-        List<ByteBuf> replies = new ArrayList<>(setters.size());
-        for (int i = 0; i < setters.size(); i++) {
-            replies.add(setters.get(i).newReplyBuffer(batches.get(i).size()));
+        long ticket;
+        try {
+            ticket = runner.writeSetsOnLoop(sets.entries());
+        } catch (RuntimeException e) { // the store failed the write (disk full, closing): nothing to wait for
+            sets.answer(e);
+            return;
         }
-        runner.runSetBatches(batches, replies, setters.stream().map(RespDispatcher::state).toList());
-        List<Runnable> writes = new ArrayList<>(setters.size());
-        for (int i = 0; i < setters.size(); i++) {
-            writes.add(setters.get(i).written(replies.get(i), batches.get(i).size()));
+        if (ticket == CommandRunner.ON_WORKER) {
+            submit(workers.writes, sets.connections(), () -> sets.runOnWorker(runner, loop));
+        } else if (runner.isDurable(ticket)) {
+            sets.answer(null);
+        } else {
+            submit(workers.writes, sets.connections(), () -> {
+                RuntimeException failure = runner.awaitDurable(ticket);
+                loop.execute(() -> sets.answer(failure));
+            });
         }
-        loop.execute(() -> writes.forEach(Runnable::run));
-        setters.forEach(RespDispatcher::finished);
     }
 
     /** On a read worker. */

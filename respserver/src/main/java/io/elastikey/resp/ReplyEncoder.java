@@ -29,6 +29,9 @@ final class ReplyEncoder {
     private ReplyEncoder() {
     }
 
+    /** Bytes of one {@code +OK} reply. */
+    static final int OK_LENGTH = OK.length;
+
     static void ok(ByteBuf out) {
         out.writeBytes(OK);
     }

@@ -197,7 +197,12 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
     }
 
     ByteBuf newReplyBuffer(int requests) {
-        return ctx.alloc().directBuffer(Math.max(64, requests * (state.valueSizeHint + 16)));
+        return replyBuffer(requests * (state.valueSizeHint + 16));
+    }
+
+    /** A reply buffer of {@code bytes} to start with; it grows if the replies need more. */
+    ByteBuf replyBuffer(int bytes) {
+        return ctx.alloc().directBuffer(Math.max(64, bytes));
     }
 
     ConnectionState state() {
@@ -216,7 +221,7 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** On a worker, after the batch's write task was handed to the event loop: schedules what came since. */
+    /** After the batch's write task was handed to the event loop (or run on it): schedules what came since. */
     void finished() {
         scheduled.set(false);
         if (!scheduledClose && !queue.isEmpty() && scheduled.compareAndSet(false, true)) {

@@ -40,6 +40,24 @@ final class StoreCommands {
         store.putAll(entries);
     }
 
+    /**
+     * {@link ElasticStore#putAllVisible}, which never waits for an fsync; {@link CommandRunner#ON_WORKER} for a store
+     * without a local log (a remote Redis), whose every write is a network round trip.
+     */
+    long putAllVisible(List<Map.Entry<byte[], byte[]>> entries) {
+        return elastic == null ? CommandRunner.ON_WORKER : elastic.putAllVisible(entries);
+    }
+
+    boolean isDurable(long ticket) {
+        return elastic == null || elastic.isDurable(ticket);
+    }
+
+    void awaitDurable(long ticket) {
+        if (elastic != null) {
+            elastic.awaitDurable(ticket);
+        }
+    }
+
     /** Appends GET's reply to {@code out}. */
     void get(RespRequest r, ByteBuf out, ConnectionState conn) {
         read(r.bytes(1), out, conn, false);

@@ -503,6 +503,18 @@ public final class ElasticStore implements KeyValueStore {
      */
     @Override
     public void putAll(List<? extends Map.Entry<byte[], byte[]>> entries) {
+        awaitDurable(putAllVisible(entries));
+    }
+
+    /**
+     * {@link #putAll} without its durability wait: every entry is written and visible to readers when this returns,
+     * and the returned ticket goes to {@link #awaitDurable} (or {@link #isDurable}) before anyone is told the write is
+     * done. Never waits for an fsync, so an event loop may call it: the RESP server writes SETs on its loop and
+     * waits for their group commit on a worker, as Redis writes its append-only file on its loop.
+     *
+     * @throws IllegalArgumentException before writing anything, when an entry breaks a limit
+     */
+    public long putAllVisible(List<? extends Map.Entry<byte[], byte[]>> entries) {
         for (Map.Entry<byte[], byte[]> e : entries) {
             checkEntry(e.getKey(), e.getValue()); // all or nothing for bad arguments
         }
@@ -516,9 +528,19 @@ public final class ElasticStore implements KeyValueStore {
         } finally {
             epochs.exit(slot);
         }
-        if (last > 0) {
-            log.awaitDurable(last);
+        return last;
+    }
+
+    /** Blocks until the writes up to {@code ticket} ({@link #putAllVisible}) are as durable as the fsync policy promises. */
+    public void awaitDurable(long ticket) {
+        if (ticket > 0) {
+            log.awaitDurable(ticket);
         }
+    }
+
+    /** Whether {@link #awaitDurable} would return at once for {@code ticket}: always so under {@link FsyncPolicy#NEVER}. */
+    public boolean isDurable(long ticket) {
+        return ticket <= 0 || log.isDurable(ticket);
     }
 
     /** Entries a batch of {@link #putAll} writes at once: the stripe locks it holds together. */

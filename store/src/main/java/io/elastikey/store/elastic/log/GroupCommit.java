@@ -84,6 +84,11 @@ final class GroupCommit implements AutoCloseable {
         }
     }
 
+    /** Whether {@link #await} would return at once. */
+    boolean isDurable(long seq) {
+        return policy == FsyncPolicy.NEVER || synced >= seq;
+    }
+
     /** Returns once an fsync covering {@code seq} has completed, leading one if none is running. */
     void syncTo(long seq) {
         if (synced >= seq) {

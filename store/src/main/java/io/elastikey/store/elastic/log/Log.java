@@ -250,6 +250,11 @@ public final class Log implements AutoCloseable {
         durability.await(seq);
     }
 
+    /** Whether {@link #awaitDurable} would return at once for this sequence number. */
+    public boolean isDurable(long seq) {
+        return durability.isDurable(seq);
+    }
+
     /** Fsyncs of the active segment so far (group commits; roll-overs not counted). */
     public long fsyncs() {
         return fsyncs.sum();

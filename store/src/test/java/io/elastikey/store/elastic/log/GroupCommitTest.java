@@ -81,6 +81,7 @@ class GroupCommitTest {
                 followers.add(pool.submit(() -> gc.await(seq)));
             }
             assertThat(followers).noneMatch(Future::isDone);
+            assertThat(gc.isDurable(first)).isFalse();
             log.permits.release(); // the first fsync ends: it covered only the first record
             leader.get(10, TimeUnit.SECONDS);
             log.permits.release(); // the second covers the nine
@@ -101,8 +102,11 @@ class GroupCommitTest {
         gc.start(0);
         log.permits.release(1);
         long seq = log.append(gc);
+        assertThat(gc.isDurable(seq)).isFalse();
         gc.await(seq); // no other thread: it must lead the fsync itself
         assertThat(log.fsyncs.get()).isEqualTo(1);
+        assertThat(gc.isDurable(seq)).isTrue();
+        assertThat(gc.isDurable(log.append(gc))).as("a record appended after the fsync").isFalse();
         gc.await(seq); // already durable
         assertThat(log.fsyncs.get()).isEqualTo(1);
     }
@@ -136,7 +140,9 @@ class GroupCommitTest {
         HeldLog log = new HeldLog();
         GroupCommit gc = new GroupCommit(log, FsyncPolicy.NEVER, 0);
         gc.start(0);
-        gc.await(log.append(gc));
+        long seq = log.append(gc);
+        assertThat(gc.isDurable(seq)).isTrue();
+        gc.await(seq);
         assertThat(log.fsyncs.get()).isZero();
     }
 }
