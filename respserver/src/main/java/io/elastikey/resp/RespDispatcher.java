@@ -209,7 +209,7 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         return state;
     }
 
-    /** On a worker: runs an already taken batch as a task of its own on the write pool. */
+    /** Runs an already taken batch as a task of its own on the write pool (called on a worker or the event loop). */
     void runAlone(List<RespRequest> batch) {
         try {
             workers.writes.execute(() -> {
