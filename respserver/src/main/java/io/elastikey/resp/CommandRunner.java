@@ -65,38 +65,6 @@ final class CommandRunner {
         return false;
     }
 
-    /**
-     * Runs several connections' batches of plain SETs as one putAll, appending each batch's
-     * replies to its buffer. When an entry breaks a limit, each batch
-     * runs on its own so that only that SET is refused.
-     */
-    void runSetBatches(List<List<RespRequest>> batches, List<ByteBuf> outs, List<ConnectionState> conns) {
-        List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>();
-        for (List<RespRequest> batch : batches) {
-            for (RespRequest r : batch) {
-                entries.add(Map.entry(r.bytes(1), r.bytes(2)));
-            }
-        }
-        try {
-            store.putAll(entries);
-            for (int i = 0; i < batches.size(); i++) {
-                for (int k = 0; k < batches.get(i).size(); k++) {
-                    ReplyEncoder.ok(outs.get(i));
-                }
-            }
-        } catch (IllegalArgumentException e) {
-            for (int i = 0; i < batches.size(); i++) {
-                run(batches.get(i), outs.get(i), conns.get(i));
-            }
-        } catch (RuntimeException e) {
-            for (int i = 0; i < batches.size(); i++) {
-                for (int k = 0; k < batches.get(i).size(); k++) {
-                    ReplyEncoder.encode(StoreCommands.storeError(e), outs.get(i));
-                }
-            }
-        }
-    }
-
     /** {@link #writeSetsOnLoop}'s answer when the SETs must go to a worker instead. */
     static final long ON_WORKER = -1;
 
@@ -104,7 +72,8 @@ final class CommandRunner {
      * On the event loop: writes plain SETs' entries and makes them visible without waiting for durability, and
      * returns the ticket to wait on ({@link #isDurable}, {@link #awaitDurable}) before answering them. Returns
      * {@link #ON_WORKER}, having written nothing, when the store cannot write without blocking (it has no local log)
-     * or an entry breaks a limit (a worker then answers each SET on its own). A store failure is thrown.
+     * or an entry breaks a limit: each batch then runs on a worker, as {@link #run} (which refuses the bad SET alone).
+     * A store failure is thrown.
      */
     long writeSetsOnLoop(List<Map.Entry<byte[], byte[]>> entries) {
         try {
@@ -168,7 +137,7 @@ final class CommandRunner {
         }
         List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>(sets.size());
         for (RespRequest r : sets) {
-            entries.add(Map.entry(r.bytes(1), r.bytes(2)));
+            entries.add(StoreCommands.entryOf(r));
         }
         try {
             store.putAll(entries);

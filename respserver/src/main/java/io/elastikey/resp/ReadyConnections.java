@@ -68,8 +68,8 @@ final class ReadyConnections {
      * append-only file on its own loop. Their replies wait for the durability the fsync policy promises: at once
      * under {@code NEVER}, otherwise on a write worker parked until the group commit covers them, while the loop
      * goes on and the SETs it reads meanwhile join the next fsync. A connection with anything else in its batch
-     * gets a worker task of its own, so a slow command never holds up the loop or the group; so does the whole
-     * group when the store cannot write without blocking, or an entry breaks a limit.
+     * gets a worker task of its own, so a slow command never holds up the loop or the group; so does each connection
+     * of the group when the store cannot write without blocking, or an entry breaks a limit.
      */
     private void runWrites(List<RespDispatcher> group) {
         SetGroup sets = new SetGroup();
@@ -94,7 +94,7 @@ final class ReadyConnections {
             return;
         }
         if (ticket == CommandRunner.ON_WORKER) {
-            submit(workers.writes, sets.connections(), () -> sets.runOnWorker(runner, loop));
+            sets.runEachAlone();
         } else if (runner.isDurable(ticket)) {
             sets.answer(null);
         } else {

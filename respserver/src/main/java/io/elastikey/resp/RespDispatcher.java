@@ -209,7 +209,7 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         return state;
     }
 
-    /** Runs an already taken batch as a task of its own on the write pool (called on a worker or the event loop). */
+    /** On the event loop: runs an already taken batch as a task of its own on the write pool. */
     void runAlone(List<RespRequest> batch) {
         try {
             workers.writes.execute(() -> {

@@ -36,7 +36,7 @@ final class SetGroup {
         List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>();
         for (List<RespRequest> batch : batches) {
             for (RespRequest r : batch) {
-                entries.add(Map.entry(r.bytes(1), r.bytes(2)));
+                entries.add(StoreCommands.entryOf(r));
             }
         }
         return entries;
@@ -61,21 +61,13 @@ final class SetGroup {
     }
 
     /**
-     * On a write worker, for a group the loop could not write ({@link CommandRunner#writeSetsOnLoop}): the whole
-     * putAll with its durability wait, each SET answered on its own when an entry breaks a limit; the replies
-     * go back to the loop in one task.
+     * For a group the loop could not write ({@link CommandRunner#writeSetsOnLoop} wrote nothing): each connection's
+     * batch takes the worker path every other write takes ({@link RespDispatcher#runAlone}), where a bad entry is
+     * refused on its own and the rest are answered once durable.
      */
-    void runOnWorker(CommandRunner runner, io.netty.channel.EventLoop loop) {
-        List<ByteBuf> replies = new ArrayList<>(connections.size());
+    void runEachAlone() {
         for (int i = 0; i < connections.size(); i++) {
-            replies.add(connections.get(i).replyBuffer(batches.get(i).size() * ReplyEncoder.OK_LENGTH));
+            connections.get(i).runAlone(batches.get(i));
         }
-        runner.runSetBatches(batches, replies, connections.stream().map(RespDispatcher::state).toList());
-        List<Runnable> writes = new ArrayList<>(connections.size());
-        for (int i = 0; i < connections.size(); i++) {
-            writes.add(connections.get(i).written(replies.get(i), batches.get(i).size()));
-        }
-        loop.execute(() -> writes.forEach(Runnable::run));
-        connections.forEach(RespDispatcher::finished);
     }
 }

@@ -36,6 +36,11 @@ final class StoreCommands {
         return r.command() == Command.SET && r.argc() == 3;
     }
 
+    /** A plain SET's key and value, as putAll takes them. */
+    static Map.Entry<byte[], byte[]> entryOf(RespRequest plainSet) {
+        return Map.entry(plainSet.bytes(1), plainSet.bytes(2));
+    }
+
     void putAll(List<Map.Entry<byte[], byte[]>> entries) {
         store.putAll(entries);
     }
