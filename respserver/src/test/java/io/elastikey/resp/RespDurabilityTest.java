@@ -27,7 +27,7 @@ class RespDurabilityTest {
     Path dir;
 
     @ParameterizedTest
-    @EnumSource(value = FsyncPolicy.class, names = {"ALWAYS", "GROUP"})
+    @EnumSource(value = FsyncPolicy.class, names = {"ALWAYS", "GROUP", "EVERYSEC"})
     void acknowledgedSetsSurviveSigkill(FsyncPolicy fsync) throws Exception {
         Process child = new ProcessBuilder(ChildJvm.command(ChildJvm.buildJvmFlags(), RespServerChild.class,
                 dir.toString(), fsync.name())).redirectErrorStream(true).start();

@@ -67,6 +67,27 @@ class RespSetsOnTheLoopTest {
     }
 
     @Test
+    void everySecondTheSetsAreAnsweredAtOnceAndTheLogIsFsyncedBehindThem() throws Exception {
+        try (ElasticStore store = open(FsyncPolicy.EVERYSEC); RespServer server = serve(store);
+             RawClient c = new RawClient(server.address())) {
+            ByteArrayOutputStream burst = new ByteArrayOutputStream();
+            for (int i = 0; i < 500; i++) {
+                burst.writeBytes(RawClient.encode("SET", "e:" + i, "value-" + i));
+            }
+            c.send(burst.toByteArray());
+            for (int i = 0; i < 500; i++) {
+                assertThat(c.read()).isEqualTo("OK");
+            }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (store.logFsyncs() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(store.logFsyncs()).as("the background fsync, with no writer waiting for it").isPositive();
+            assertThat(RawClient.text(c.call("GET", "e:499"))).isEqualTo("value-499");
+        }
+    }
+
+    @Test
     void aStoreThatFailsTheWriteAnswersEachSetWithAnErrorAndTheConnectionStays() throws Exception {
         ElasticStore store = open(FsyncPolicy.GROUP);
         try (RespServer server = serve(store); RawClient c = new RawClient(server.address())) {

@@ -1,7 +1,7 @@
 // FsyncPolicy -- when a write to the log counts as done.
 package io.elastikey.store.elastic;
 
-/** How long {@code put} and {@code delete} wait before returning. */
+/** How long {@code put} and {@code delete} wait before returning, and when the log reaches the disk. */
 public enum FsyncPolicy {
     /** Each write is fsynced before it returns; concurrent writers share one fsync (group commit). */
     ALWAYS,
@@ -12,6 +12,17 @@ public enum FsyncPolicy {
      * space fsyncs out for a slow disk.
      */
     GROUP,
+    /**
+     * Writes return once in the OS page cache, as under {@link #NEVER}, and a background thread fsyncs the log once
+     * a second: a killed process loses nothing, a power cut at most about the last second of writes. What Redis
+     * calls {@code appendfsync everysec}, for those who trade that second for not waiting on the disk.
+     */
+    EVERYSEC,
     /** Writes return once in the OS page cache: they survive a killed process, not a power cut. */
-    NEVER
+    NEVER;
+
+    /** Whether a write waits for an fsync that covers it before it returns. */
+    public boolean waitsForFsync() {
+        return this == ALWAYS || this == GROUP;
+    }
 }

@@ -31,6 +31,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       that fsyncs start at most once per {@code delayMillis} (0, the default, never waits): for a
  *       disk whose fsync is so dear that fewer, larger batches win. After a quiet spell longer than
  *       the delay the leader never waits.</li>
+ *   <li>{@code EVERYSEC}: nobody waits; a background thread leads an fsync once a second when anything was
+ *       written since the last one.</li>
  *   <li>{@code NEVER}: nobody waits; records reach the disk when the OS writes them back.</li>
  * </ul>
  * A failed fsync fails the log ({@link Log#fail}); every waiter then throws.
@@ -48,6 +50,8 @@ final class GroupCommit implements AutoCloseable {
         StoreException failure();
     }
 
+    private static final long EVERY_SECOND_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private final Target log;
     private final FsyncPolicy policy;
     private final long delayNanos;
@@ -60,6 +64,8 @@ final class GroupCommit implements AutoCloseable {
     private boolean syncing;
     private long lastFsyncStart;
     private volatile boolean closed;
+    /** {@code EVERYSEC}'s fsync thread; null under the other policies. */
+    private Thread everySecond;
 
     GroupCommit(Target log, FsyncPolicy policy, int delayMillis) {
         this.log = log;
@@ -71,6 +77,31 @@ final class GroupCommit implements AutoCloseable {
     void start(long lastSequence) {
         written = lastSequence;
         synced = lastSequence;
+        if (policy == FsyncPolicy.EVERYSEC) {
+            everySecond = new Thread(this::syncEverySecond, "elastikey-log-fsync");
+            everySecond.setDaemon(true);
+            everySecond.start();
+        }
+    }
+
+    /**
+     * {@code EVERYSEC}: once a second, an fsync of what was written since the last one, until closed. A failed fsync
+     * fails the log ({@link #lead}), so later writes are refused; the thread then has nothing left to do.
+     */
+    private void syncEverySecond() {
+        while (!closed) {
+            long end = System.nanoTime() + EVERY_SECOND_NANOS;
+            for (long left = EVERY_SECOND_NANOS; left > 0 && !closed; left = end - System.nanoTime()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, left);
+            }
+            if (!closed && written > synced) {
+                try {
+                    syncTo(written);
+                } catch (StoreException failed) {
+                    return;
+                }
+            }
+        }
     }
 
     /** Called under the log's lock after each append. */
@@ -79,14 +110,14 @@ final class GroupCommit implements AutoCloseable {
     }
 
     void await(long seq) {
-        if (policy != FsyncPolicy.NEVER) {
+        if (policy.waitsForFsync()) {
             syncTo(seq);
         }
     }
 
     /** Whether {@link #await} would return at once. */
     boolean isDurable(long seq) {
-        return policy == FsyncPolicy.NEVER || synced >= seq;
+        return !policy.waitsForFsync() || synced >= seq;
     }
 
     /** Returns once an fsync covering {@code seq} has completed, leading one if none is running. */
@@ -133,6 +164,26 @@ final class GroupCommit implements AutoCloseable {
         }
     }
 
+    /** Stops {@code EVERYSEC}'s thread and waits for an fsync it is running, so none outlives the log. */
+    private void stopEverySecond() {
+        Thread thread = everySecond;
+        if (thread == null) {
+            return;
+        }
+        java.util.concurrent.locks.LockSupport.unpark(thread);
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static void sleep(long nanos) {
         long end = System.nanoTime() + nanos;
         for (long left = nanos; left > 0; left = end - System.nanoTime()) {
@@ -150,6 +201,7 @@ final class GroupCommit implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        stopEverySecond();
         if (log.failure() == null && policy != FsyncPolicy.NEVER) {
             try {
                 syncTo(written);

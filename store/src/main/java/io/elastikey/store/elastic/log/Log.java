@@ -39,6 +39,8 @@ public final class Log implements AutoCloseable {
     private Segment active;
     private long sequence;
     private ByteBuffer writeBuffer = ByteBuffer.allocateDirect(64 << 10);
+    /** {@code EVERYSEC}: segments filled since the last fsync, each with a reference held until it is fsynced. */
+    private final List<Segment> sealedUnsynced = new ArrayList<>();
     private final CRC32C crc = new CRC32C();
 
     private final GroupCommit durability;
@@ -275,16 +277,33 @@ public final class Log implements AutoCloseable {
         durability.syncTo(lastSequence());
     }
 
-    /** Fsync of the active segment, used by {@link GroupCommit}; returns the sequence it covers. */
+    /**
+     * Fsync of the active segment, used by {@link GroupCommit}; returns the sequence it covers. Under
+     * {@code EVERYSEC} also of the segments filled since the last one, and of the directory, which holds their
+     * successors' names.
+     */
     long forceActive() throws IOException {
         fsyncs.increment();
         Segment s;
         long seq;
+        List<Segment> sealed;
         synchronized (this) {
             s = active;
             seq = sequence;
+            sealed = sealedUnsynced.isEmpty() ? List.of() : new ArrayList<>(sealedUnsynced);
+            sealedUnsynced.clear();
         }
-        s.channel().force(false);
+        try {
+            for (Segment full : sealed) {
+                full.channel().force(false);
+            }
+        } finally {
+            sealed.forEach(Segment::release);
+        }
+        s.channel().force(!sealed.isEmpty());
+        if (!sealed.isEmpty()) {
+            DirectorySync.sync(dir);
+        }
         return seq;
     }
 
@@ -322,14 +341,25 @@ public final class Log implements AutoCloseable {
     @Override
     public void close() {
         durability.close();
+        synchronized (this) { // left by a failed log's last fsync
+            sealedUnsynced.forEach(Segment::release);
+            sealedUnsynced.clear();
+        }
         for (Segment s : segments) {
             s.retire();
         }
     }
 
+    /**
+     * Starts the next segment. Under the waiting policies the full one is fsynced first, by the writer; under
+     * {@code EVERYSEC} it is left, with a reference held, to the next background fsync ({@link #forceActive}), so a
+     * writer never waits for a second's worth of dirty pages.
+     */
     private void rollOver() throws IOException {
-        if (policy != FsyncPolicy.NEVER) {
+        if (policy.waitsForFsync()) {
             active.channel().force(false);
+        } else if (policy == FsyncPolicy.EVERYSEC && active.acquire()) {
+            sealedUnsynced.add(active);
         }
         active = createSegment(active.id() + 1);
     }
@@ -348,7 +378,7 @@ public final class Log implements AutoCloseable {
             RecordFormat.encodeSegmentHeader(header, id);
             header.flip();
             writeFully(ch, header, 0);
-            if (policy != FsyncPolicy.NEVER) {
+            if (policy.waitsForFsync()) {
                 ch.force(true);
                 DirectorySync.sync(dir);
             }

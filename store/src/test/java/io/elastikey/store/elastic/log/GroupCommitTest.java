@@ -145,4 +145,51 @@ class GroupCommitTest {
         gc.await(seq);
         assertThat(log.fsyncs.get()).isZero();
     }
+
+    /**
+     * EVERYSEC: a writer never waits, even while an fsync is held; the background thread leads an fsync of what was
+     * written (nothing when nothing was), and close fsyncs the rest and stops it.
+     */
+    @Test
+    void everySecondAWriterNeverWaitsAndTheBackgroundFsyncCoversItsWrites() throws Exception {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.EVERYSEC, 0);
+        gc.start(0);
+        Thread.sleep(1_500);
+        assertThat(log.fsyncs.get()).as("nothing written: no fsync").isZero();
+
+        long first = log.append(gc);
+        assertThat(gc.isDurable(first)).isTrue();
+        gc.await(first); // returns at once: the held fsync below has not even started
+        assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).as("a background fsync began").isTrue();
+        long second = log.append(gc);
+        gc.await(second); // while that fsync is held
+        assertThat(log.fsyncs.get()).isEqualTo(1);
+
+        log.permits.release(Integer.MAX_VALUE / 2);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (log.fsyncs.get() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(log.fsyncs.get()).as("the next second's fsync covers the write made during the first").isEqualTo(2);
+        gc.close();
+        int atClose = log.fsyncs.get();
+        long third = log.append(gc);
+        Thread.sleep(1_500);
+        assertThat(log.fsyncs.get()).as("closed: the thread has stopped").isEqualTo(atClose);
+        assertThat(third).isEqualTo(3);
+    }
+
+    @Test
+    void everySecondCloseFsyncsWhatTheThreadHasNotYet() {
+        HeldLog log = new HeldLog();
+        log.permits.release(Integer.MAX_VALUE / 2);
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.EVERYSEC, 0);
+        gc.start(0);
+        log.append(gc);
+
+        gc.close();
+
+        assertThat(log.fsyncs.get()).isEqualTo(1);
+    }
 }
