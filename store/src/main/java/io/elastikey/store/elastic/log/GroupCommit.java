@@ -6,6 +6,7 @@ import io.elastikey.store.elastic.FsyncPolicy;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -92,7 +93,7 @@ final class GroupCommit implements AutoCloseable {
         while (!closed) {
             long end = System.nanoTime() + EVERY_SECOND_NANOS;
             for (long left = EVERY_SECOND_NANOS; left > 0 && !closed; left = end - System.nanoTime()) {
-                java.util.concurrent.locks.LockSupport.parkNanos(this, left);
+                LockSupport.parkNanos(this, left);
             }
             if (!closed && written > synced) {
                 try {
@@ -170,7 +171,7 @@ final class GroupCommit implements AutoCloseable {
         if (thread == null) {
             return;
         }
-        java.util.concurrent.locks.LockSupport.unpark(thread);
+        LockSupport.unpark(thread);
         boolean interrupted = false;
         while (thread.isAlive()) {
             try {
@@ -187,7 +188,7 @@ final class GroupCommit implements AutoCloseable {
     private static void sleep(long nanos) {
         long end = System.nanoTime() + nanos;
         for (long left = nanos; left > 0; left = end - System.nanoTime()) {
-            java.util.concurrent.locks.LockSupport.parkNanos(left);
+            LockSupport.parkNanos(left);
         }
     }
 
