@@ -165,8 +165,9 @@ final class RedisConnections implements AutoCloseable {
                     ? connectMasters(cluster.connect(ByteArrayCodec.INSTANCE), connectTimeout)
                     : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE, nodes.get(0));
             // A Cluster connection opens node connections lazily, and commands queued for a node not yet connected
-            // when flushCommands runs would wait forever: there, batches are pipelined with per-command writes.
-            batch.setAutoFlushCommands(!(client instanceof RedisClusterClient));
+            // when flushCommands runs would wait forever: there, batches are pipelined with per-command writes
+            // (auto-flush on). Elsewhere they stay buffered until flushBatch (auto-flush off).
+            batch.setAutoFlushCommands(client instanceof RedisClusterClient);
         }
         return batch instanceof StatefulRedisClusterConnection<?, ?> cluster
                 ? ((StatefulRedisClusterConnection<byte[], byte[]>) cluster).async()

@@ -61,6 +61,59 @@ class RedisDeploymentsTest {
         }
     }
 
+    /**
+     * A batch whose key's slot moved to another master after the store learned the topology: the master it goes to
+     * answers MOVED and Lettuce re-sends the SET to the new owner. The re-sent command must be written at once; a
+     * batch connection that buffered commands until its one flush left it unsent, and the batch waited out its
+     * timeout (the cluster test's intermittent 15 s hang).
+     */
+    @Test
+    void aBatchFollowsASlotThatMovedToAnotherMaster() throws Exception {
+        try (RedisServers.Cluster cluster = RedisServers.cluster(dir);
+             RedisStore store = RedisStore.open(cluster.uri() + "?batch=50&timeout=15s")) {
+            store.put(b("warm"), b("up")); // the batch connection exists, with the topology of now
+            String key = "moving-key";
+            RedisServer first = cluster.nodes().get(0);
+            int slot = Integer.parseInt(first.cli("cluster", "keyslot", key).strip());
+            RedisServer owner = null;
+            for (RedisServer node : cluster.nodes()) {
+                if (node.cli("cluster", "countkeysinslot", String.valueOf(slot)).strip().equals("0")
+                        && node.cli("cluster", "nodes").lines().anyMatch(l -> l.contains("myself")
+                        && ownsSlot(l, slot))) {
+                    owner = node;
+                }
+            }
+            assertThat(owner).as("the master of slot " + slot).isNotNull();
+            RedisServer target = cluster.nodes().get(cluster.nodes().get(0) == owner ? 1 : 0);
+            String targetId = target.cli("cluster", "myid").strip();
+            target.cli("cluster", "setslot", String.valueOf(slot), "node", targetId);
+            owner.cli("cluster", "setslot", String.valueOf(slot), "node", targetId);
+            target.cli("cluster", "bumpepoch");
+
+            store.putAll(List.of(Map.entry(b(key), b("moved"))));
+
+            assertThat(target.cli("get", key).strip()).isEqualTo("moved");
+            assertThat(store.get(b(key))).isEqualTo(b("moved"));
+        }
+    }
+
+    /** Whether a {@code CLUSTER NODES} line lists {@code slot} among its slot ranges. */
+    private static boolean ownsSlot(String nodesLine, int slot) {
+        String[] fields = nodesLine.split(" ");
+        for (int i = 8; i < fields.length; i++) {
+            String[] range = fields[i].split("-");
+            if (range[0].startsWith("[")) {
+                continue;
+            }
+            int from = Integer.parseInt(range[0]);
+            int to = range.length > 1 ? Integer.parseInt(range[1]) : from;
+            if (from <= slot && slot <= to) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Test
     void sentinelFindsTheMaster() throws Exception {
         try (RedisServer master = RedisServers.standalone(dir, "requirepass masterpw");
