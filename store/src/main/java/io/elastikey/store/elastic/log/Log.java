@@ -300,7 +300,7 @@ public final class Log implements AutoCloseable {
         } finally {
             sealed.forEach(Segment::release);
         }
-        s.channel().force(!sealed.isEmpty());
+        s.channel().force(false);
         if (!sealed.isEmpty()) {
             DirectorySync.sync(dir);
         }
