@@ -37,6 +37,14 @@ public record RespLimits(int maxBulkBytes, int maxArrayLength, long maxRequestBy
         return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     }
 
+    /**
+     * Read threads when lookups that miss memory read the disk past the page cache: each such read blocks its
+     * thread for a device round trip, so the pool is what keeps several reads in flight. Measured on 2 vCPUs with
+     * 2,000,000 values of 4 KiB and a 1 GiB cgroup (docs/benchmarks.md, "Past RAM"), redis-benchmark GETs over all
+     * keys (96% from disk): 6,686/s with one read thread; 12,408/s with 8, 11,474/s with 16, 12,929-13,492/s with 32.
+     */
+    public static final int DISK_READ_THREADS = 8;
+
     public RespLimits withMaxConnections(int v) {
         return new RespLimits(maxBulkBytes, maxArrayLength, maxRequestBytes, maxInlineBytes, maxPipelined, v,
                 idleTimeout, readThreads, workerThreads);

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The store started inside a memory cgroup with no budget sizes itself under the limit: a child JVM runs
  * {@code store serve} in a fresh cgroup v1 limited to 256 MiB (its heap, the tier, the JVM and the page cache of its
  * log all charged to it), takes 300 MB of 4 KiB values and serves every one back, and the kernel never OOM-kills in
- * that cgroup. With the old fixed 1 GiB default the same run is killed part way (perf/bin/store-in-cgroup shows it at
+ * that cgroup; lookups that miss memory read past the page cache ({@code --direct-reads auto}). With the old fixed 1 GiB default the same run is killed part way (perf/bin/store-in-cgroup shows it at
  * 512 MiB and 1.6 GB). Needs root and the v1 memory controller; skipped otherwise.
  */
 class StoreServeInCgroupTest {
@@ -55,6 +55,8 @@ class StoreServeInCgroupTest {
                     .redirectErrorStream(true).start();
             String ready = awaitReady(child);
             assertThat(ready).contains("to fit the 256 MiB limit");
+            assertThat(ready).as("under a cgroup limit a miss reads past the page cache, where the file system can")
+                    .contains(fileSystemAllowsDirect(dir) ? "reads past the page cache" : "reads through the page cache");
             Matcher port = Pattern.compile("ready on [^:]+:(\\d+)").matcher(ready);
             assertThat(port.find()).as(ready).isTrue();
 
@@ -97,6 +99,18 @@ class StoreServeInCgroupTest {
                 child.waitFor(30, TimeUnit.SECONDS);
             }
             removeCgroup(cgroup);
+        }
+    }
+
+    private static boolean fileSystemAllowsDirect(Path dir) throws IOException {
+        Path probe = Files.createTempFile(dir, "probe", ".bin");
+        try (var ch = java.nio.channels.FileChannel.open(probe, java.nio.file.StandardOpenOption.READ,
+                com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
+            return ch.isOpen();
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        } finally {
+            Files.delete(probe);
         }
     }
 

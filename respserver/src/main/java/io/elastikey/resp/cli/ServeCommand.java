@@ -36,7 +36,7 @@ public final class ServeCommand implements Callable<Integer> {
     int workers;
 
     @Option(names = "--read-workers", description = "Threads running reads (default: half the CPUs, at least 1; "
-            + "more when most reads go to disk).")
+            + RespLimits.DISK_READ_THREADS + " when reads past the page cache are on, see --direct-reads).")
     Integer readWorkers;
 
     @Option(names = "--event-loops", description = "Network threads (default: half the CPUs, at least 1).")
@@ -55,6 +55,8 @@ public final class ServeCommand implements Callable<Integer> {
                 .withIdleTimeout(Duration.ofSeconds(idleSeconds)).withWorkerThreads(workers);
         if (readWorkers != null) {
             limits = limits.withReadThreads(readWorkers);
+        } else if (elastic.readsDirect()) {
+            limits = limits.withReadThreads(RespLimits.DISK_READ_THREADS);
         }
         limits.validate();
         RespServer server;
@@ -71,8 +73,9 @@ public final class ServeCommand implements Callable<Integer> {
             elastic.close();
             stopped.countDown();
         }, "resp-shutdown"));
-        System.out.printf("RESP server ready on %s:%d (%,d keys, memory budget %s, fsync %s, %s, %s)%n",
+        System.out.printf("RESP server ready on %s:%d (%,d keys, memory budget %s, reads %s, fsync %s, %s, %s)%n",
                 server.address().getHostString(), server.address().getPort(), elastic.size(), store.memoryDescription(),
+                elastic.readsDirect() ? "past the page cache" : "through the page cache",
                 store.fsync, options.tls() != null ? "TLS" : "no TLS",
                 options.users().required() ? "AUTH required" : "no AUTH");
         System.out.flush();

@@ -29,6 +29,11 @@ final class StoreOptions {
             description = "Keys the index is laid out for when created (default: ${DEFAULT-VALUE}).")
     long indexCapacity;
 
+    @Option(names = "--direct-reads", defaultValue = "auto", paramLabel = "auto|on|off",
+            description = "Read values that miss memory past the page cache (O_DIRECT): auto (default) does so under "
+                    + "a cgroup memory limit, which also charges the page cache to this process.")
+    String directReadsOption;
+
     @Option(names = "--max-value-size", defaultValue = "1048576",
             description = "Largest value accepted, bytes (default: ${DEFAULT-VALUE}).")
     int maxValueSize;
@@ -38,7 +43,18 @@ final class StoreOptions {
             throw new IllegalArgumentException("--data DIR is required");
         }
         return ElasticStoreConfig.builder(data).memoryBudgetBytes(memoryBytes()).fsyncPolicy(fsync)
-                .indexCapacity(indexCapacity).maxValueSize(maxValueSize).build();
+                .indexCapacity(indexCapacity).maxValueSize(maxValueSize).directReads(directReads()).build();
+    }
+
+    /** {@code --direct-reads}: on, off, or (auto) on when a cgroup memory limit binds this process. */
+    boolean directReads() {
+        return switch (directReadsOption) {
+            case "on" -> true;
+            case "off" -> false;
+            case "auto" -> CgroupLimit.system().binding().isPresent();
+            default -> throw new IllegalArgumentException("--direct-reads must be auto, on or off, was '"
+                    + directReadsOption + "'");
+        };
     }
 
     /** The memory budget in bytes: {@code --memory}, or what fits this process's memory limit (computed once). */
@@ -47,7 +63,7 @@ final class StoreOptions {
             return parseSize(memory);
         }
         if (automatic < 0) {
-            automatic = MemoryTierSizing.forThisProcess();
+            automatic = MemoryTierSizing.forThisProcess(directReads());
         }
         return automatic;
     }

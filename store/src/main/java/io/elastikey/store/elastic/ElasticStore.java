@@ -804,6 +804,11 @@ public final class ElasticStore implements KeyValueStore {
         return config.maxValueSize();
     }
 
+    /** Whether lookups that miss memory read past the page cache: asked for, and the file system allows it. */
+    public boolean readsDirect() {
+        return log.readsDirect();
+    }
+
     @Override
     public StoreStats stats() {
         ReaderEpochs.Slot slot = enterOpen();

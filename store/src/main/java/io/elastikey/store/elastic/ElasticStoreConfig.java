@@ -27,6 +27,7 @@ public final class ElasticStoreConfig {
     private final int compactionIntervalMillis;
     private final int checkpointIntervalMillis;
     private final boolean recordLatency;
+    private final boolean directReads;
     private final double resizeDutyCycle;
     private final boolean loadOnOpen;
     private final boolean resizeIdlePriority;
@@ -47,6 +48,7 @@ public final class ElasticStoreConfig {
         this.compactionIntervalMillis = b.compactionIntervalMillis;
         this.checkpointIntervalMillis = b.checkpointIntervalMillis;
         this.recordLatency = b.recordLatency;
+        this.directReads = b.directReads;
         this.resizeDutyCycle = b.resizeDutyCycle;
         this.loadOnOpen = b.loadOnOpen;
         this.resizeIdlePriority = b.resizeIdlePriority;
@@ -73,6 +75,7 @@ public final class ElasticStoreConfig {
         b.compactionIntervalMillis = compactionIntervalMillis;
         b.checkpointIntervalMillis = checkpointIntervalMillis;
         b.recordLatency = recordLatency;
+        b.directReads = directReads;
         b.resizeDutyCycle = resizeDutyCycle;
         b.loadOnOpen = loadOnOpen;
         b.resizeIdlePriority = resizeIdlePriority;
@@ -94,6 +97,7 @@ public final class ElasticStoreConfig {
     public int compactionIntervalMillis() { return compactionIntervalMillis; }
     public int checkpointIntervalMillis() { return checkpointIntervalMillis; }
     public boolean recordLatency() { return recordLatency; }
+    public boolean directReads() { return directReads; }
     public double resizeDutyCycle() { return resizeDutyCycle; }
     public boolean loadOnOpen() { return loadOnOpen; }
     public boolean resizeIdlePriority() { return resizeIdlePriority; }
@@ -110,7 +114,7 @@ public final class ElasticStoreConfig {
                 + ", compactionIntervalMillis=" + compactionIntervalMillis
                 + ", checkpointIntervalMillis=" + checkpointIntervalMillis
                 + ", resizeDutyCycle=" + resizeDutyCycle + ", loadOnOpen=" + loadOnOpen
-                + ", resizeIdlePriority=" + resizeIdlePriority + "}";
+                + ", resizeIdlePriority=" + resizeIdlePriority + ", directReads=" + directReads + "}";
     }
 
     /** Defaults work for a million 4 KB keys; every setter's javadoc gives its default. */
@@ -130,6 +134,7 @@ public final class ElasticStoreConfig {
         private int compactionIntervalMillis = 5_000;
         private int checkpointIntervalMillis = 10_000;
         private boolean recordLatency = true;
+        private boolean directReads = false;
         private double resizeDutyCycle = 0.5;
         private boolean loadOnOpen = true;
         private boolean resizeIdlePriority = true;
@@ -209,6 +214,14 @@ public final class ElasticStoreConfig {
          * not possible the thread keeps its priority and the store logs it once (docs/store.md).
          */
         public Builder resizeIdlePriority(boolean v) { resizeIdlePriority = v; return this; }
+
+        /**
+         * Whether a lookup that misses memory reads its record past the page cache ({@code O_DIRECT}, where the
+         * file system allows it). Off by default: with memory to spare the page cache is a free second tier. On
+         * under a memory limit: there the kernel charges every page a read leaves behind to the process, and
+         * reclaims them on the next reads, which costs more CPU than the read (docs/store.md).
+         */
+        public Builder directReads(boolean v) { directReads = v; return this; }
 
         public ElasticStoreConfig build() {
             require(memoryBudgetBytes >= 0, "memoryBudgetBytes must be >= 0, was " + memoryBudgetBytes);

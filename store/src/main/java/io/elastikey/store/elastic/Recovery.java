@@ -45,7 +45,8 @@ final class Recovery {
 
     static Result run(ElasticStoreConfig config) throws IOException {
         Path dir = config.directory();
-        Log log = Log.open(dir, config.segmentSizeBytes(), config.fsyncPolicy(), config.groupCommitIntervalMillis());
+        Log log = Log.open(dir, config.segmentSizeBytes(), config.fsyncPolicy(), config.groupCommitIntervalMillis(),
+                config.directReads());
         PersistedIndex index = null;
         try {
             LogRecovery.dropHalfCreatedSegment(log);

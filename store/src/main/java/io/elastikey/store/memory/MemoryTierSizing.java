@@ -27,6 +27,12 @@ public final class MemoryTierSizing {
     /** The tier's share of the limit left after the heap and the reserve; the rest is left to the page cache. */
     public static final double TIER_SHARE = 0.5;
 
+    /**
+     * The tier's share when lookups read past the page cache ({@code O_DIRECT}): the page cache then holds the
+     * mapped index and the log's recent writes, not every record a miss read, so the tier may take more.
+     */
+    public static final double DIRECT_READS_TIER_SHARE = 0.7;
+
     private MemoryTierSizing() {
     }
 
@@ -36,6 +42,11 @@ public final class MemoryTierSizing {
      * @return the memory tier's budget in bytes, a whole number of MiB
      */
     public static long budget(OptionalLong limitBytes, long maxHeapBytes) {
+        return budget(limitBytes, maxHeapBytes, false);
+    }
+
+    /** As {@link #budget(OptionalLong, long)}, for a store whose lookups read past the page cache or not. */
+    public static long budget(OptionalLong limitBytes, long maxHeapBytes, boolean directReads) {
         if (limitBytes.isEmpty()) {
             return UNLIMITED_BUDGET;
         }
@@ -43,12 +54,12 @@ public final class MemoryTierSizing {
         if (left <= 0) {
             return 0;
         }
-        long tier = (long) (left * TIER_SHARE);
+        long tier = (long) (left * (directReads ? DIRECT_READS_TIER_SHARE : TIER_SHARE));
         return tier >> 20 << 20;
     }
 
     /** The budget for this process: its cgroup's limit and this JVM's heap. */
-    public static long forThisProcess() {
-        return budget(CgroupLimit.system().limitBytes(), Runtime.getRuntime().maxMemory());
+    public static long forThisProcess(boolean directReads) {
+        return budget(CgroupLimit.system().limitBytes(), Runtime.getRuntime().maxMemory(), directReads);
     }
 }

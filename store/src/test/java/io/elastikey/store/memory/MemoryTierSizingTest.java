@@ -23,6 +23,14 @@ class MemoryTierSizingTest {
     }
 
     @Test
+    void moreWhenLookupsLeaveNoPagesInTheCache() {
+        // 1 GiB cgroup, a 247 MiB heap: (1024 - 247 - 128) x 0.7 = 454.3, whole MiB; the page-cache share was 324
+        assertEquals(454 * MIB, MemoryTierSizing.budget(OptionalLong.of(1024 * MIB), 247 * MIB, true));
+        assertEquals(324 * MIB, MemoryTierSizing.budget(OptionalLong.of(1024 * MIB), 247 * MIB, false));
+        assertEquals(1024 * MIB, MemoryTierSizing.budget(OptionalLong.empty(), 247 * MIB, true));
+    }
+
+    @Test
     void aLimitTooSmallForTheReserveGivesNoTier() {
         assertEquals(0, MemoryTierSizing.budget(OptionalLong.of(160 * MIB), 40 * MIB));
     }

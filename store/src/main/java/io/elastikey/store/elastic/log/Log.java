@@ -33,6 +33,8 @@ public final class Log implements AutoCloseable {
     private final Path dir;
     private final int segmentSize;
     private final FsyncPolicy policy;
+    /** Alignment of {@code O_DIRECT} record reads; 0 reads records through the page cache. */
+    private final int directAlignment;
     private volatile Segment[] segments;
 
     // Guarded by this.
@@ -47,10 +49,12 @@ public final class Log implements AutoCloseable {
     private final java.util.concurrent.atomic.LongAdder fsyncs = new java.util.concurrent.atomic.LongAdder();
     private volatile StoreException failure;
 
-    private Log(Path dir, int segmentSize, FsyncPolicy policy, Segment[] segments, int groupCommitMillis) {
+    private Log(Path dir, int segmentSize, FsyncPolicy policy, int directAlignment, Segment[] segments,
+                int groupCommitMillis) {
         this.dir = dir;
         this.segmentSize = segmentSize;
         this.policy = policy;
+        this.directAlignment = directAlignment;
         this.segments = segments;
         this.durability = new GroupCommit(new GroupCommit.Target() {
             @Override
@@ -75,17 +79,41 @@ public final class Log implements AutoCloseable {
      * {@link #startAppending(long)}: recovery first decides where the valid log ends.
      */
     public static Log open(Path dir, int segmentSize, FsyncPolicy policy, int groupCommitMillis) throws IOException {
+        return open(dir, segmentSize, policy, groupCommitMillis, false);
+    }
+
+    /**
+     * As {@link #open(Path, int, FsyncPolicy, int)}; with {@code directReads} the records a lookup reads are read
+     * past the page cache ({@code O_DIRECT}) where the file system allows it, so that lookups that miss memory
+     * leave no cached pages behind (in a memory cgroup the kernel charges those to the process). Writes, scans,
+     * recovery and compaction still go through the page cache.
+     */
+    public static Log open(Path dir, int segmentSize, FsyncPolicy policy, int groupCommitMillis, boolean directReads)
+            throws IOException {
+        int alignment = directReads ? SegmentChannels.directAlignment(dir) : 0;
         List<Segment> found = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path p : (Iterable<Path>) files.sorted()::iterator) {
                 int id = RecordFormat.parseSegmentFileName(p.getFileName().toString());
                 if (id >= 0) {
                     FileChannel ch = SegmentChannels.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
-                    found.add(new Segment(id, p, ch, ch.size()));
+                    found.add(segment(id, p, ch, alignment, ch.size()));
                 }
             }
         }
-        return new Log(dir, segmentSize, policy, found.toArray(new Segment[0]), groupCommitMillis);
+        return new Log(dir, segmentSize, policy, alignment, found.toArray(new Segment[0]), groupCommitMillis);
+    }
+
+    /** A segment over {@code ch}, with an {@code O_DIRECT} reader beside it when asked and possible. */
+    private static Segment segment(int id, Path path, FileChannel ch, int directAlignment, long size) {
+        FileChannel direct = directAlignment > 0 ? SegmentChannels.openDirect(path) : null;
+        return new Segment(id, path, ch, direct, direct != null ? directAlignment : 0, size);
+    }
+
+    /** Whether lookups read records past the page cache: asked for, and the file system allows it. */
+    public boolean readsDirect() {
+        Segment[] s = segments;
+        return s.length > 0 && s[s.length - 1].directChannel() != null;
     }
 
     /** Segments oldest first; a snapshot. */
@@ -391,7 +419,7 @@ public final class Log implements AutoCloseable {
             }
             throw e;
         }
-        Segment seg = new Segment(id, path, ch, RecordFormat.SEGMENT_HEADER_SIZE);
+        Segment seg = segment(id, path, ch, directAlignment, RecordFormat.SEGMENT_HEADER_SIZE);
         Segment[] s = segments;
         Segment[] grown = Arrays.copyOf(s, s.length + 1);
         grown[s.length] = seg;

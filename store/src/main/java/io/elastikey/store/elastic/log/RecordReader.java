@@ -14,7 +14,8 @@ import java.util.zip.CRC32C;
  *
  * <p>Each thread reads into its own direct buffer (grown to the largest record it has read), so a
  * lookup costs one {@code pread} and no garbage. The returned view is valid until the same thread
- * reads again.
+ * reads again. A segment with an {@code O_DIRECT} channel is read in whole aligned blocks around the
+ * record (a 4 KiB value usually spans two), into an aligned buffer, past the page cache.
  */
 public final class RecordReader {
 
@@ -30,26 +31,64 @@ public final class RecordReader {
      */
     public static ByteBuffer readValue(Segment segment, long offset, int length, byte[] key) throws IOException {
         ReadBuffer rb = BUFFERS.get();
-        ByteBuffer buf = rb.ensure(length);
-        int n = readFully(segment.channel(), buf, offset);
+        FileChannel direct = segment.directChannel();
+        ByteBuffer buf;
+        int base;
+        int n;
+        if (direct == null) {
+            buf = rb.ensure(length);
+            base = 0;
+            n = readFully(segment.channel(), buf, offset);
+        } else {
+            int align = segment.directAlignment();
+            long start = offset - offset % align;
+            base = (int) (offset - start);
+            buf = rb.ensureAligned(roundUp(base + length, align), align);
+            n = readDirect(direct, buf, start) - base;
+        }
         if (n < length) {
             throw corrupt(segment, offset, key, "record extends past the end of the file");
         }
-        int keyLength = Short.toUnsignedInt(buf.getShort(10));
-        int valueLength = buf.getInt(12);
-        if (buf.getInt(0) != length - 8 || buf.get(8) != RecordFormat.TYPE_PUT
+        int keyLength = Short.toUnsignedInt(buf.getShort(base + 10));
+        int valueLength = buf.getInt(base + 12);
+        if (buf.getInt(base) != length - 8 || buf.get(base + 8) != RecordFormat.TYPE_PUT
                 || keyLength != key.length || valueLength != length - RecordFormat.RECORD_HEADER_SIZE - keyLength) {
             throw corrupt(segment, offset, key, "record header does not match the index");
         }
-        if (!keyEquals(buf, RecordFormat.RECORD_HEADER_SIZE, key)) {
+        if (!keyEquals(buf, base + RecordFormat.RECORD_HEADER_SIZE, key)) {
             throw corrupt(segment, offset, key, "record holds a different key");
         }
-        if (RecordFormat.crc(rb.crc, buf, 8, length - 8) != buf.getInt(4)) {
+        if (RecordFormat.crc(rb.crc, buf, base + 8, length - 8) != buf.getInt(base + 4)) {
             throw corrupt(segment, offset, key, "CRC32C mismatch");
         }
-        int valueStart = RecordFormat.RECORD_HEADER_SIZE + keyLength;
+        int valueStart = base + RecordFormat.RECORD_HEADER_SIZE + keyLength;
         buf.limit(valueStart + valueLength).position(valueStart);
         return buf;
+    }
+
+    /**
+     * An {@code O_DIRECT} read of whole aligned blocks from the aligned {@code position}: a short read means the
+     * end of the file (the last block may be partial), so it stops there rather than read again from an
+     * unaligned place.
+     */
+    private static int readDirect(FileChannel ch, ByteBuffer buf, long position) throws IOException {
+        int total = 0;
+        while (buf.hasRemaining()) {
+            int want = buf.remaining();
+            int n = ch.read(buf, position + total);
+            if (n <= 0) {
+                break;
+            }
+            total += n;
+            if (n < want) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    private static int roundUp(int n, int align) {
+        return (n + align - 1) / align * align;
     }
 
     static int readFully(FileChannel ch, ByteBuffer buf, long position) throws IOException {
@@ -84,12 +123,24 @@ public final class RecordReader {
         private ByteBuffer buf = ByteBuffer.allocateDirect(8192);
         private final CRC32C crc = new CRC32C();
 
+        /** For {@code O_DIRECT}: its address is a multiple of {@code align}; made on this thread's first such read. */
+        private ByteBuffer aligned;
+
         ByteBuffer ensure(int length) {
             if (buf.capacity() < length) {
                 buf = ByteBuffer.allocateDirect(Math.max(length, buf.capacity() * 2));
             }
             buf.clear().limit(length);
             return buf;
+        }
+
+        ByteBuffer ensureAligned(int length, int align) {
+            if (aligned == null || aligned.capacity() < length) {
+                int capacity = Math.max(length, aligned == null ? 8192 : aligned.capacity() * 2);
+                aligned = ByteBuffer.allocateDirect(capacity + align).alignedSlice(align);
+            }
+            aligned.clear().limit(length);
+            return aligned;
         }
     }
 }

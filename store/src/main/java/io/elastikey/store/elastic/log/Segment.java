@@ -18,6 +18,10 @@ public final class Segment {
     private final int id;
     private final Path path;
     private final FileChannel channel;
+    /** The same file opened {@code O_DIRECT} for reading records, or null to read through the page cache. */
+    private final FileChannel directChannel;
+    /** What {@link #directChannel} reads must be aligned to. */
+    private final int directAlignment;
     /** Bytes of valid records plus the header; the append position while the segment is active. */
     private volatile long size;
     /** Bytes of records the index still points to. The rest is garbage for the compactor. */
@@ -26,10 +30,12 @@ public final class Segment {
     private final AtomicInteger refs = new AtomicInteger(1);
     private final AtomicInteger retired = new AtomicInteger();
 
-    Segment(int id, Path path, FileChannel channel, long size) {
+    Segment(int id, Path path, FileChannel channel, FileChannel directChannel, int directAlignment, long size) {
         this.id = id;
         this.path = path;
         this.channel = channel;
+        this.directChannel = directChannel;
+        this.directAlignment = directAlignment;
         this.size = size;
     }
 
@@ -43,6 +49,14 @@ public final class Segment {
 
     FileChannel channel() {
         return channel;
+    }
+
+    FileChannel directChannel() {
+        return directChannel;
+    }
+
+    int directAlignment() {
+        return directAlignment;
     }
 
     public long size() {
@@ -99,6 +113,9 @@ public final class Segment {
     private void closeQuietly() {
         try {
             channel.close();
+            if (directChannel != null) {
+                directChannel.close();
+            }
         } catch (IOException ignored) {
             // Nothing to recover: the segment is gone from the log already.
         }

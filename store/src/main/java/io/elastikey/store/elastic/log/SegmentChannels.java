@@ -1,10 +1,13 @@
 // SegmentChannels -- opens segment files so that an interrupted caller cannot close them for everyone.
 package io.elastikey.store.elastic.log;
 
+import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import net.openhft.chronicle.core.Jvm;
 
 /**
@@ -23,5 +26,24 @@ final class SegmentChannels {
         FileChannel ch = FileChannel.open(path, options);
         Jvm.doNotCloseOnInterrupt(SegmentChannels.class, ch);
         return ch;
+    }
+
+    /**
+     * A second, read-only channel on the segment that reads past the page cache ({@code O_DIRECT}), or null where
+     * the file system refuses it (tmpfs, some overlay and network file systems): the caller then reads through the
+     * page cache as usual.
+     */
+    static FileChannel openDirect(Path path) {
+        try {
+            return open(path, StandardOpenOption.READ, ExtendedOpenOption.DIRECT);
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
+    /** The alignment {@code O_DIRECT} reads of files in {@code dir} need: offset, length and buffer address. */
+    static int directAlignment(Path dir) throws IOException {
+        long size = Files.getFileStore(dir).getBlockSize();
+        return (int) Math.max(512, Math.min(size, 64 << 10));
     }
 }
