@@ -27,8 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The store started inside a memory cgroup with no budget sizes itself under the limit: a child JVM runs
  * {@code store serve} in a fresh cgroup v1 limited to 256 MiB (its heap, the tier, the JVM and the page cache of its
  * log all charged to it), takes 300 MB of 4 KiB values and serves every one back, and the kernel never OOM-kills in
- * that cgroup; lookups that miss memory read past the page cache ({@code --direct-reads auto}). With the old fixed 1 GiB default the same run is killed part way (perf/bin/store-in-cgroup shows it at
- * 512 MiB and 1.6 GB). Needs root and the v1 memory controller; skipped otherwise.
+ * that cgroup; lookups that miss memory read past the page cache ({@code --direct-reads auto}). With the old fixed
+ * 1 GiB default the same run is killed part way (perf/bin/store-in-cgroup shows it at 512 MiB and 1.6 GB). Needs
+ * root and the v1 memory controller; skipped otherwise.
  */
 class StoreServeInCgroupTest {
     private static final Path MEMORY = Path.of("/sys/fs/cgroup/memory");
@@ -56,7 +57,8 @@ class StoreServeInCgroupTest {
             String ready = awaitReady(child);
             assertThat(ready).contains("to fit the 256 MiB limit");
             assertThat(ready).as("under a cgroup limit a miss reads past the page cache, where the file system can")
-                    .contains(fileSystemAllowsDirect(dir) ? "reads past the page cache" : "reads through the page cache");
+                    .contains(fileSystemAllowsDirect(dir) ? "reads past the page cache"
+                            : "reads through the page cache");
             Matcher port = Pattern.compile("ready on [^:]+:(\\d+)").matcher(ready);
             assertThat(port.find()).as(ready).isTrue();
 
