@@ -99,6 +99,30 @@ class HotTierTest {
     }
 
     @Test
+    void aVictimNoNewcomerCanBeatStepsAsideForTheNext() {
+        long cost = HotTier.cost(8, 1000);
+        HotTier tier = HotTier.create(4 * cost, 8, 1000, epochs);
+        FrequencySketch sketch = new FrequencySketch(1000);
+        for (int i = 0; i < 4; i++) {
+            assertThat(tier.putIfRoom(key(i), new byte[1000])).isTrue();
+        }
+        for (int n = 0; n < 20; n++) {
+            sketch.increment(KeyHash.hash64(key(0))); // the oldest entry, saturated at 15
+        }
+        for (int n = 0; n < 3; n++) {
+            sketch.increment(KeyHash.hash64(key(99))); // a newcomer at 3: beats 0 + 1, not 15 + 1
+        }
+        long newcomer = KeyHash.hash64(key(99));
+        assertThat(tier.mightAdmit(8, 1000, newcomer, sketch)).as("key 0 at the head wins").isFalse();
+        assertThat(tier.mightAdmit(8, 1000, newcomer, sketch)).as("key 0 stepped aside: key 1 is next").isTrue();
+        assertThat(tier.tryAdmit(key(99), new byte[1000], k -> sketch.frequency(KeyHash.hash64(k)),
+                sketch.frequency(newcomer))).isTrue();
+        assertThat(tier.contains(key(0))).as("the hot one kept its place").isTrue();
+        assertThat(tier.contains(key(1))).as("the cold one made room").isFalse();
+        tier.close();
+    }
+
+    @Test
     void anEmptyTierFindsNothingAndTakesNothing() {
         HotTier tier = HotTier.empty();
         assertThat(tier.get(key(1), ByteBuffer.allocate(8))).isEqualTo(-1);
