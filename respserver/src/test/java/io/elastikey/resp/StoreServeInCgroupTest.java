@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.elastikey.store.elastic.ChildJvm;
+import io.elastikey.store.elastic.DirectIoProbe;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -57,7 +58,7 @@ class StoreServeInCgroupTest {
             String ready = awaitReady(child);
             assertThat(ready).contains("to fit the 256 MiB limit");
             assertThat(ready).as("under a cgroup limit a miss reads past the page cache, where the file system can")
-                    .contains(fileSystemAllowsDirect(dir) ? "reads past the page cache"
+                    .contains(DirectIoProbe.allowed(dir) ? "reads past the page cache"
                             : "reads through the page cache");
             Matcher port = Pattern.compile("ready on [^:]+:(\\d+)").matcher(ready);
             assertThat(port.find()).as(ready).isTrue();
@@ -101,18 +102,6 @@ class StoreServeInCgroupTest {
                 child.waitFor(30, TimeUnit.SECONDS);
             }
             removeCgroup(cgroup);
-        }
-    }
-
-    private static boolean fileSystemAllowsDirect(Path dir) throws IOException {
-        Path probe = Files.createTempFile(dir, "probe", ".bin");
-        try (var ch = java.nio.channels.FileChannel.open(probe, java.nio.file.StandardOpenOption.READ,
-                com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
-            return ch.isOpen();
-        } catch (IOException | UnsupportedOperationException e) {
-            return false;
-        } finally {
-            Files.delete(probe);
         }
     }
 

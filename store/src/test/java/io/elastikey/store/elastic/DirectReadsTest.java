@@ -123,15 +123,7 @@ class DirectReadsTest {
     }
 
     private boolean fileSystemAllowsDirect() throws IOException {
-        Path probe = Files.createTempFile(dir, "probe", ".bin");
-        try (FileChannel ch = FileChannel.open(probe, StandardOpenOption.READ,
-                com.sun.nio.file.ExtendedOpenOption.DIRECT)) {
-            return ch.isOpen();
-        } catch (IOException | UnsupportedOperationException e) {
-            return false;
-        } finally {
-            Files.delete(probe);
-        }
+        return DirectIoProbe.allowed(dir);
     }
 
     private static byte[] bytes(String s) {
