@@ -41,9 +41,16 @@ final class SegmentChannels {
         }
     }
 
-    /** The alignment {@code O_DIRECT} reads of files in {@code dir} need: offset, length and buffer address. */
+    /**
+     * The alignment {@code O_DIRECT} reads of files in {@code dir} need (offset, length and buffer address), or 0
+     * where the file store does not say: then records are read through the page cache.
+     */
     static int directAlignment(Path dir) throws IOException {
-        long size = Files.getFileStore(dir).getBlockSize();
-        return (int) Math.max(512, Math.min(size, 64 << 10));
+        try {
+            long size = Files.getFileStore(dir).getBlockSize();
+            return (int) Math.max(512, Math.min(size, 64 << 10));
+        } catch (UnsupportedOperationException e) {
+            return 0;
+        }
     }
 }
