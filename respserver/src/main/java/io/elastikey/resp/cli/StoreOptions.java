@@ -29,10 +29,14 @@ final class StoreOptions {
             description = "Keys the index is laid out for when created (default: ${DEFAULT-VALUE}).")
     long indexCapacity;
 
+    /** {@code --direct-reads}: whether lookups that miss memory read past the page cache. */
+    enum DirectReads { AUTO, ON, OFF }
+
     @Option(names = "--direct-reads", defaultValue = "auto", paramLabel = "auto|on|off",
-            description = "Read values that miss memory past the page cache (O_DIRECT): auto (default) does so under "
-                    + "a cgroup memory limit, which also charges the page cache to this process.")
-    String directReadsOption;
+            description = "Read values that miss memory past the page cache (O_DIRECT): ${COMPLETION-CANDIDATES}; "
+                    + "auto (default) does so under a cgroup memory limit, which also charges the page cache to "
+                    + "this process.")
+    DirectReads directReadsOption;
 
     @Option(names = "--max-value-size", defaultValue = "1048576",
             description = "Largest value accepted, bytes (default: ${DEFAULT-VALUE}).")
@@ -49,11 +53,9 @@ final class StoreOptions {
     /** {@code --direct-reads}: on, off, or (auto) on when a cgroup memory limit binds this process. */
     boolean directReads() {
         return switch (directReadsOption) {
-            case "on" -> true;
-            case "off" -> false;
-            case "auto" -> CgroupLimit.system().binding().isPresent();
-            default -> throw new IllegalArgumentException("--direct-reads must be auto, on or off, was '"
-                    + directReadsOption + "'");
+            case ON -> true;
+            case OFF -> false;
+            case AUTO -> CgroupLimit.system().binding().isPresent();
         };
     }
 

@@ -76,17 +76,10 @@ public final class Log implements AutoCloseable {
 
     /**
      * Opens every segment file in {@code dir}, oldest first. Nothing is appended until
-     * {@link #startAppending(long)}: recovery first decides where the valid log ends.
-     */
-    public static Log open(Path dir, int segmentSize, FsyncPolicy policy, int groupCommitMillis) throws IOException {
-        return open(dir, segmentSize, policy, groupCommitMillis, false);
-    }
-
-    /**
-     * As {@link #open(Path, int, FsyncPolicy, int)}; with {@code directReads} the records a lookup reads are read
-     * past the page cache ({@code O_DIRECT}) where the file system allows it, so that lookups that miss memory
-     * leave no cached pages behind (in a memory cgroup the kernel charges those to the process). Writes, scans,
-     * recovery and compaction still go through the page cache.
+     * {@link #startAppending(long)}: recovery first decides where the valid log ends. With {@code directReads}
+     * the records a lookup reads are read past the page cache ({@code O_DIRECT}) where the file system allows it,
+     * so that lookups that miss memory leave no cached pages behind (in a memory cgroup the kernel charges those
+     * to the process); writes, scans, recovery and compaction still go through the page cache.
      */
     public static Log open(Path dir, int segmentSize, FsyncPolicy policy, int groupCommitMillis, boolean directReads)
             throws IOException {

@@ -53,7 +53,7 @@ class SegmentLogFuzzTest {
         // Jazzer runs @BeforeEach once for all inputs while fuzzing: what one input leaves must not meet the next.
         empty(DIR);
         segments.writeTo(DIR);
-        try (Log log = Log.open(DIR, 64 << 10, FsyncPolicy.NEVER, 0)) {
+        try (Log log = Log.open(DIR, 64 << 10, FsyncPolicy.NEVER, 0, false)) {
             try {
                 LogRecovery.dropHalfCreatedSegment(log);
             } catch (StoreException e) {
