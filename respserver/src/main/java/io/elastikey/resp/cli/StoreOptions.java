@@ -32,7 +32,7 @@ final class StoreOptions {
     /** {@code --direct-reads}: whether lookups that miss memory read past the page cache. */
     enum DirectReads { AUTO, ON, OFF }
 
-    @Option(names = "--direct-reads", defaultValue = "auto", paramLabel = "auto|on|off",
+    @Option(names = "--direct-reads", defaultValue = "AUTO", paramLabel = "auto|on|off",
             description = "Read values that miss memory past the page cache (O_DIRECT): ${COMPLETION-CANDIDATES}; "
                     + "auto (default) does so under a cgroup memory limit, which also charges the page cache to "
                     + "this process.")
