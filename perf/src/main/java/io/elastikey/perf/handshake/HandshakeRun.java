@@ -150,10 +150,16 @@ final class HandshakeRun {
     }
 
     private void record(HandshakeAttempt attempt) {
-        stats.completed.increment();
-        if (!attempt.measured()) {
-            return;
+        try {
+            if (attempt.measured()) {
+                count(attempt);
+            }
+        } finally {
+            stats.completed.increment(); // last: awaitCompletion reads the counts once everything is completed
         }
+    }
+
+    private void count(HandshakeAttempt attempt) {
         lastDoneNanos = System.nanoTime();
         attempts.increment();
         if (attempt.handshakeNanos() != 0) {
