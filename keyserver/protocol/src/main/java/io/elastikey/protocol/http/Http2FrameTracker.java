@@ -52,13 +52,13 @@ final class Http2FrameTracker extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        timer.stop();
+        timer.cancel();
         super.channelInactive(ctx);
     }
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        timer.stop();
+        timer.cancel();
     }
 
     /** Advances over {@code bytes} without consuming them. */

@@ -48,7 +48,12 @@ public final class RequestReadTimer {
     private final ProtocolErrorHandler errors;
     private final BiConsumer<ChannelHandlerContext, RequestReadTimeoutException> onExpiry;
     private ChannelHandlerContext ctx;
+    /** The armed check; it may belong to an earlier request, and then re-arms for this one's remainder. */
     private ScheduledFuture<?> pending;
+    /** Whether a request is under way. */
+    private boolean running;
+    /** How much later than the armed check the current request's time runs out. */
+    private long beyondCheckNanos;
     private boolean expired;
 
     RequestReadTimer(Duration timeout, ProtocolErrorHandler errors,
@@ -103,22 +108,51 @@ public final class RequestReadTimer {
         this.ctx = context;
     }
 
-    /** Starts the clock unless it runs already (or ran out: a connection times out once). */
+    /**
+     * Starts the clock unless it runs already (or ran out: a connection times out once). A check still armed for an
+     * earlier request is kept and told how much longer this one has: scheduling and cancelling a task per request
+     * was two priority-queue operations and an allocation on every request of a busy connection, where this way a
+     * connection that keeps sending whole requests arms one check per timeout. A request then runs out when the
+     * re-armed check fires: as late as the event loop runs each of the two checks, as any timer is.
+     */
     void start() {
-        if (pending == null && !expired && ctx != null) {
-            pending = ctx.executor().schedule(this::expire, timeoutNanos, TimeUnit.NANOSECONDS);
+        if (running || expired || ctx == null) {
+            return;
+        }
+        running = true;
+        if (pending == null) {
+            beyondCheckNanos = 0;
+            pending = ctx.executor().schedule(this::check, timeoutNanos, TimeUnit.NANOSECONDS);
+        } else {
+            beyondCheckNanos = timeoutNanos - pending.getDelay(TimeUnit.NANOSECONDS);
         }
     }
 
+    /** Stops the clock; the armed check, if any, finds nothing running and lapses. */
     void stop() {
+        running = false;
+    }
+
+    /** Stops the clock for good (the channel is closing), releasing the armed check at once. */
+    void cancel() {
+        running = false;
         if (pending != null) {
             pending.cancel(false);
             pending = null;
         }
     }
 
-    private void expire() {
+    private void check() {
         pending = null;
+        if (!running) {
+            return;
+        }
+        if (beyondCheckNanos > 0) {
+            pending = ctx.executor().schedule(this::check, beyondCheckNanos, TimeUnit.NANOSECONDS);
+            beyondCheckNanos = 0;
+            return;
+        }
+        running = false;
         expired = true;
         if (!ctx.channel().isActive()) {
             return;
@@ -163,13 +197,13 @@ public final class RequestReadTimer {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            stop();
+            cancel();
             super.channelInactive(ctx);
         }
 
         @Override
         public void handlerRemoved(ChannelHandlerContext ctx) {
-            stop();
+            cancel();
         }
     }
 }
