@@ -16,7 +16,7 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@code COMMAND}: a {@code *N} header (an array of N bulk strings), or an inline line (what
- *       {@code telnet} sends; split on spaces and tabs, quotes not interpreted). Empty and null
+ *       {@code telnet} sends; split into words with Redis's quoting, {@link InlineWords}). Empty and null
  *       arrays and blank lines are skipped, as Redis does.
  *   <li>{@code BULK_HEADER}: {@code $len}. The length is checked against {@link RespLimits} before
  *       the argument's array is allocated: {@code *1000000000} or {@code $999999999} cost nothing.
@@ -233,34 +233,12 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         if (end - start > max) {
             throw new RespProtocolException("Protocol error: too big inline request");
         }
-        byte[][] words = new byte[4][];
-        int n = 0;
-        int i = start;
-        while (i < end) {
-            while (i < end && blank(in.getByte(i))) {
-                i++;
-            }
-            int w = i;
-            while (i < end && !blank(in.getByte(i))) {
-                i++;
-            }
-            if (i > w) {
-                if (n == words.length) {
-                    words = Arrays.copyOf(words, n * 2);
-                }
-                words[n] = new byte[i - w];
-                in.getBytes(w, words[n++]);
-            }
-        }
+        InlineWords.Split split = InlineWords.split(in, start, end);
         in.readerIndex(lf + 1);
-        if (n > 0) {
-            out.add(RespRequest.of(words, n));
+        if (split.count() > 0) {
+            out.add(RespRequest.of(split.words(), split.count()));
         }
         return true;
-    }
-
-    private static boolean blank(byte b) {
-        return b == ' ' || b == '\t';
     }
 
     private static String printable(byte b) {

@@ -120,6 +120,19 @@ class RespRequestDecoderTest {
     }
 
     @Test
+    void inlineWordsMayBeQuotedAsForRedis() {
+        EmbeddedChannel ch = channel(RespLimits.defaults(1024));
+        ch.writeInbound(bytes("SET \"a key\" 'a value'\r\n"));
+        RespRequest set = ch.readInbound();
+        assertThat(set.argc()).isEqualTo(3);
+        assertThat(set.text(1)).isEqualTo("a key");
+        assertThat(set.text(2)).isEqualTo("a value");
+        assertThatThrownBy(() -> ch.writeInbound(bytes("SET \"a key\r\n"))).isInstanceOf(RespProtocolException.class)
+                .hasMessage("Protocol error: unbalanced quotes in request");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void malformedInputIsAProtocolErrorWithRedisText() {
         String[][] cases = {
             {"*x\r\n", "Protocol error: invalid multibulk length"},
