@@ -7,6 +7,8 @@ import io.netty.handler.ssl.OpenSslSessionTicketKey;
 import io.netty.handler.ssl.SslContext;
 
 import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * The session-ticket keys: the first encrypts new tickets, the others still decrypt. A resumed handshake needs no
@@ -29,12 +31,23 @@ final class TicketKeys {
         fleetEpoch = Long.MIN_VALUE;
     }
 
-    /** The deployment's keys, primary first. */
+    /**
+     * The deployment's keys, primary first. Coming from keys of its own (at start, before the first fetch answered,
+     * or after the key servers were out of reach for a period) the edge keeps its own primary as a key that only
+     * decrypts, until the deployment's next primary: the tickets it issued meanwhile still resume here, as they would
+     * have under its own rotation. Without that, a client's first handshake on a busy edge start, made before the
+     * first fetch, could not resume a moment later on the same edge.
+     */
     synchronized void install(TicketKeySet set) {
-        OpenSslSessionTicketKey[] fleet = new OpenSslSessionTicketKey[set.keys().size()];
-        for (int i = 0; i < fleet.length; i++) {
+        int size = set.keys().size();
+        boolean fromOwn = fleetEpoch == Long.MIN_VALUE;
+        OpenSslSessionTicketKey[] fleet = new OpenSslSessionTicketKey[fromOwn ? size + 1 : size];
+        for (int i = 0; i < size; i++) {
             TicketKey key = set.keys().get(i);
             fleet[i] = new OpenSslSessionTicketKey(key.name(), key.hmacKey(), key.aesKey());
+        }
+        if (fromOwn) {
+            fleet[size] = keys[0];
         }
         keys = fleet;
         fleetEpoch = set.primary().epoch();
@@ -43,6 +56,11 @@ final class TicketKeys {
     /** The rotation period of the deployment's primary key in use, or {@code Long.MIN_VALUE} for keys of our own. */
     long fleetEpoch() {
         return fleetEpoch;
+    }
+
+    /** The names of the keys in force, the one that encrypts first: what a test may see of them. */
+    synchronized List<byte[]> names() {
+        return Arrays.stream(keys).map(OpenSslSessionTicketKey::name).toList();
     }
 
     /** Installs the keys in {@code context}, which must be a BoringSSL context. */
