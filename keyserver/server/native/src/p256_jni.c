@@ -33,6 +33,7 @@
 #define P256_ENOMEM (-2)  /* the per-thread key could not be made */
 #define P256_ESIGN (-3)   /* the library refused to sign */
 #define P256_ESPACE (-4)  /* the signature does not fit the output array */
+#define P256_ENONCE (-5)  /* pooled_only, and the pool had no nonce: nothing was signed */
 
 static pthread_key_t thread_key;
 static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
@@ -59,11 +60,18 @@ static EC_KEY *curve_key(void) {
     return key;
 }
 
-/* Signs with a precomputed nonce when the pool has one (p256_nonces.c), else makes one. In the rare case that a
- * pooled nonce gives s = 0 OpenSSL refuses it, and the signature is made the usual way. */
-static ECDSA_SIG *sign_with_pooled_nonce(EC_KEY *key, const unsigned char *digest, int digest_len) {
+/* Signs with a precomputed nonce when the pool has one (p256_nonces.c), else makes one, unless pooled_only: then
+ * an empty pool leaves *no_nonce set and returns NULL without signing (the caller does the full signature on
+ * another thread; that one counts the miss if it still finds the pool empty). In the rare case that a pooled nonce
+ * gives s = 0 OpenSSL refuses it, and the signature is made the usual way. */
+static ECDSA_SIG *sign_with_pooled_nonce(EC_KEY *key, const unsigned char *digest, int digest_len, int pooled_only,
+                                         int *no_nonce) {
     BIGNUM *kinv, *r;
     if (!nonce_pool_take(&kinv, &r)) {
+        if (pooled_only) {
+            *no_nonce = 1;
+            return NULL;
+        }
         nonce_pool_count_miss();
         return ECDSA_do_sign(digest, digest_len, key);
     }
@@ -74,9 +82,10 @@ static ECDSA_SIG *sign_with_pooled_nonce(EC_KEY *key, const unsigned char *diges
 }
 
 /* Signs digest[digest_len] with scalar; writes the DER ECDSA-Sig-Value to out[out_cap]. Returns its
- * length or a negative P256_E* code. The key holds the scalar only for the duration of the call. */
+ * length or a negative P256_E* code (P256_ENONCE only when pooled_only). The key holds the scalar only for the
+ * duration of the call. */
 static int sign_digest(const unsigned char *scalar, const unsigned char *digest, int digest_len,
-                       unsigned char *out, int out_cap) {
+                       unsigned char *out, int out_cap, int pooled_only) {
     EC_KEY *key = curve_key();
     if (key == NULL) return P256_ENOMEM;
     BIGNUM *d = BN_bin2bn(scalar, SCALAR_LENGTH, NULL);
@@ -84,9 +93,10 @@ static int sign_digest(const unsigned char *scalar, const unsigned char *digest,
     int ok = EC_KEY_set_private_key(key, d);
     BN_clear_free(d);
     if (!ok) return P256_ESIGN;
-    ECDSA_SIG *sig = sign_with_pooled_nonce(key, digest, digest_len);
+    int no_nonce = 0;
+    ECDSA_SIG *sig = sign_with_pooled_nonce(key, digest, digest_len, pooled_only, &no_nonce);
     (void)EC_KEY_set_private_key(key, NULL); /* clears and frees the key's copy (returns 0 by design) */
-    if (sig == NULL) return P256_ESIGN;
+    if (sig == NULL) return no_nonce ? P256_ENONCE : P256_ESIGN;
     int len = i2d_ECDSA_SIG(sig, NULL);
     if (len <= 0) {
         len = P256_ESIGN;
@@ -101,9 +111,9 @@ static int sign_digest(const unsigned char *scalar, const unsigned char *digest,
     return len;
 }
 
-/* int P256Native.sign(byte[] scalar, byte[] digest, int digestLength, byte[] signature) */
+/* int P256Native.sign(byte[] scalar, byte[] digest, int digestLength, byte[] signature, boolean pooledOnly) */
 static jint JNICALL native_sign(JNIEnv *env, jclass cls, jbyteArray jscalar, jbyteArray jdigest,
-                                jint digest_len, jbyteArray jout) {
+                                jint digest_len, jbyteArray jout, jboolean pooled_only) {
     (void)cls;
     unsigned char scalar[SCALAR_LENGTH], digest[DIGEST_MAX], out[80];
     if ((*env)->GetArrayLength(env, jscalar) != SCALAR_LENGTH || digest_len <= 0 || digest_len > DIGEST_MAX
@@ -113,7 +123,8 @@ static jint JNICALL native_sign(JNIEnv *env, jclass cls, jbyteArray jscalar, jby
     jsize out_cap = (*env)->GetArrayLength(env, jout);
     (*env)->GetByteArrayRegion(env, jscalar, 0, SCALAR_LENGTH, (jbyte *)scalar);
     (*env)->GetByteArrayRegion(env, jdigest, 0, digest_len, (jbyte *)digest);
-    int len = sign_digest(scalar, digest, digest_len, out, out_cap < (jsize)sizeof(out) ? out_cap : (int)sizeof(out));
+    int len = sign_digest(scalar, digest, digest_len, out, out_cap < (jsize)sizeof(out) ? out_cap : (int)sizeof(out),
+                          pooled_only == JNI_TRUE);
     OPENSSL_cleanse(scalar, sizeof(scalar));
     if (len > 0) (*env)->SetByteArrayRegion(env, jout, 0, len, (const jbyte *)out);
     return len;
@@ -159,7 +170,7 @@ static void JNICALL native_pool_stats(JNIEnv *env, jclass cls, jlongArray jout) 
 }
 
 static const JNINativeMethod methods[] = {
-    {"sign", "([B[BI[B)I", (void *)native_sign},
+    {"sign", "([B[BI[BZ)I", (void *)native_sign},
     {"libraryVersion", "()Ljava/lang/String;", (void *)native_version},
     {"openNoncePool", "(I)I", (void *)native_open_pool},
     {"fillNoncePool", "()I", (void *)native_fill_pool},

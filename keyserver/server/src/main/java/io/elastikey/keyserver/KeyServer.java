@@ -141,7 +141,7 @@ public final class KeyServer implements AutoCloseable {
         CryptoEngine engine = started(new CryptoEngine(
                 new CryptoOperations(provider, repository.derivedSecret("ski implicit rejection v1")),
                 CryptoEngineConfig.defaults().withWorkers(config.cryptoWorkers())
-                        .withQueueCapacity(config.cryptoQueue())));
+                        .withQueueCapacity(config.cryptoQueue()).withInline(config.p256Inline())));
 
         KeyServerMetrics metrics = new KeyServerMetrics();
         new CryptoMetrics(engine, provider).bindTo(metrics.registry());

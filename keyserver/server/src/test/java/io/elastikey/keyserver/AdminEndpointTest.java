@@ -3,6 +3,7 @@ package io.elastikey.keyserver;
 import static io.elastikey.keyserver.SkiEndToEndTest.base64;
 import static io.elastikey.keyserver.SkiEndToEndTest.randomBytes;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.elastikey.keyserver.KeyServerFixture.TestKey;
 import io.elastikey.keyserver.crypto.CryptoProvider;
@@ -144,6 +145,27 @@ class AdminEndpointTest {
         assertThat(providers).hasSize(1);
         assertThat(providers.get(0).labels()).containsEntry("name", expected).containsKey("version");
         assertThat(providers.get(0).value()).isEqualTo(1.0);
+    }
+
+    @Test
+    void p256SignaturesThatFindANonceReadyAreFinishedWithoutAWorkerAndCounted() throws Exception {
+        assumeTrue(!fixture.metrics().find("elastikey_crypto_p256_nonces_pooled").isEmpty(),
+                "the native P-256 signer is not built here");
+        String spki = KeyIds.keyId(ec.pair().getPublic());
+        assertThat(post(ecdheRequest(spki))).isEqualTo(200); // the key is in the parsed-key cache from here on
+        KeyServerFixture.await("nonces made ahead", () -> fixture.metrics().value(
+                "elastikey_crypto_p256_nonces_pooled") >= 8);
+        ScrapedMetrics before = fixture.metrics();
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(post(ecdheRequest(spki))).isEqualTo(200);
+        }
+
+        ScrapedMetrics after = fixture.metrics();
+        assertThat(after.value("elastikey_crypto_operations_total", "outcome", "inline")
+                - before.value("elastikey_crypto_operations_total", "outcome", "inline")).isEqualTo(5.0);
+        assertThat(after.value("elastikey_crypto_p256_nonces_total", "event", "missed"))
+                .isEqualTo(before.value("elastikey_crypto_p256_nonces_total", "event", "missed"));
     }
 
     @Test

@@ -5,6 +5,8 @@ import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiException;
 import io.elastikey.protocol.ski.SkiRequest;
 
+import io.netty.util.concurrent.EventExecutor;
+
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -29,6 +31,14 @@ import java.util.concurrent.atomic.LongAdder;
  * has passed when submitted, or when a worker takes it, fails with {@code OVERLOADED} without
  * touching the key, so a backlog drains at queue speed instead of crypto speed.
  *
+ * <h2>Cheap operations are not handed off</h2>
+ * An operation the {@link KeyOperation} can do for about the cost of a TLS record ({@link
+ * KeyOperation#performIfCheap}: a P-256 signature whose nonce was made ahead at idle priority) is done on the
+ * submitting thread, when that is where its future is to complete: a hand-off to a worker and back costs two thread
+ * wake-ups, more CPU than the operation, and most of a request's latency below saturation. Everything else, and
+ * every P-256 signature that finds no nonce ready, goes to a worker as before, so the expensive part of crypto never
+ * runs on an event loop.
+ *
  * <h2>Threading of completion</h2>
  * With {@link #submit(LoadedKey, SkiRequest, long, Executor)} the future is completed on the
  * given executor (a Netty channel's event loop, say), so callbacks attached without an executor
@@ -51,6 +61,7 @@ public final class CryptoEngine implements AutoCloseable {
     private final LongAdder failed = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     private final LongAdder expired = new LongAdder();
+    private final LongAdder inlined = new LongAdder();
 
     public CryptoEngine(KeyOperation operation, CryptoEngineConfig config) {
         this.operation = Objects.requireNonNull(operation, "operation");
@@ -85,6 +96,9 @@ public final class CryptoEngine implements AutoCloseable {
             future.completeExceptionally(overloaded("deadline passed before submission"));
             return future;
         }
+        if (config.inline() && onCompletionThread(completionExecutor) && completedInline(key, request, future)) {
+            return future;
+        }
         try {
             pool.execute(new Task(key, request, deadlineNanos, future, completionExecutor));
         } catch (RejectedExecutionException e) {
@@ -92,6 +106,40 @@ public final class CryptoEngine implements AutoCloseable {
             future.completeExceptionally(overloaded(pool.isShutdown() ? "crypto engine closed" : "crypto queue full"));
         }
         return future;
+    }
+
+    /** Does the operation on this thread if it is cheap; false, having done nothing, when it is not. */
+    private boolean completedInline(LoadedKey key, SkiRequest request, CompletableFuture<byte[]> future) {
+        byte[] output;
+        try {
+            output = operation.performIfCheap(key, request);
+        } catch (SkiException e) {
+            countInline(true);
+            future.completeExceptionally(e);
+            return true;
+        } catch (RuntimeException e) {
+            countInline(true);
+            future.completeExceptionally(unspecified(e));
+            return true;
+        }
+        if (output == null) {
+            return false;
+        }
+        countInline(false);
+        future.complete(output);
+        return true;
+    }
+
+    private void countInline(boolean failure) {
+        inlined.increment();
+        completed.increment();
+        if (failure) {
+            failed.increment();
+        }
+    }
+
+    private static boolean onCompletionThread(Executor executor) {
+        return executor == null || executor instanceof EventExecutor loop && loop.inEventLoop();
     }
 
     /** Operations waiting for a worker. */
@@ -104,7 +152,15 @@ public final class CryptoEngine implements AutoCloseable {
         return active.get();
     }
 
-    /** Operations a worker ran to an answer or an error (failures included). */
+    /** Of {@link #completedCount()}, those done on the submitting thread ({@link KeyOperation#performIfCheap}). */
+    public long inlinedCount() {
+        return inlined.sum();
+    }
+
+    /**
+     * Operations a worker, or the submitting thread for a cheap one, ran to an answer or an error (failures
+     * included).
+     */
     public long completedCount() {
         return completed.sum();
     }

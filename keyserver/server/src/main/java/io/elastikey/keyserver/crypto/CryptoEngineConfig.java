@@ -13,14 +13,21 @@ import java.util.Objects;
  *                      {@code overloaded} at once. Waiting longer than a request's deadline is
  *                      pointless, so size it to about (rate the machine sustains) x (deadline).
  * @param closeTimeout  how long {@link CryptoEngine#close()} lets queued operations finish
+ * @param inline        whether an operation the {@link KeyOperation} can do cheaply
+ *                      ({@link KeyOperation#performIfCheap}) is done on the submitting thread instead of a worker
  */
-public record CryptoEngineConfig(int workers, int queueCapacity, Duration closeTimeout) {
+public record CryptoEngineConfig(int workers, int queueCapacity, Duration closeTimeout, boolean inline) {
     /** Upper bound on {@code workers}: far above any useful value, low enough to catch a typo. */
     public static final int MAX_WORKERS = 1024;
     /** Upper bound on {@code queueCapacity}, for the same reason. */
     public static final int MAX_QUEUE_CAPACITY = 1 << 20;
     public static final int DEFAULT_QUEUE_CAPACITY = 1024;
     public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+    /** With cheap operations done inline, as by default. */
+    public CryptoEngineConfig(int workers, int queueCapacity, Duration closeTimeout) {
+        this(workers, queueCapacity, closeTimeout, true);
+    }
 
     public CryptoEngineConfig {
         if (workers < 1 || workers > MAX_WORKERS) {
@@ -37,21 +44,28 @@ public record CryptoEngineConfig(int workers, int queueCapacity, Duration closeT
         }
     }
 
-    /** One worker per available processor, {@value #DEFAULT_QUEUE_CAPACITY} queued operations, 10 s to close. */
+    /**
+     * One worker per available processor, {@value #DEFAULT_QUEUE_CAPACITY} queued operations, 10 s to close, cheap
+     * operations inline.
+     */
     public static CryptoEngineConfig defaults() {
         return new CryptoEngineConfig(Runtime.getRuntime().availableProcessors(), DEFAULT_QUEUE_CAPACITY,
                 DEFAULT_CLOSE_TIMEOUT);
     }
 
     public CryptoEngineConfig withWorkers(int workers) {
-        return new CryptoEngineConfig(workers, queueCapacity, closeTimeout);
+        return new CryptoEngineConfig(workers, queueCapacity, closeTimeout, inline);
     }
 
     public CryptoEngineConfig withQueueCapacity(int queueCapacity) {
-        return new CryptoEngineConfig(workers, queueCapacity, closeTimeout);
+        return new CryptoEngineConfig(workers, queueCapacity, closeTimeout, inline);
     }
 
     public CryptoEngineConfig withCloseTimeout(Duration closeTimeout) {
-        return new CryptoEngineConfig(workers, queueCapacity, closeTimeout);
+        return new CryptoEngineConfig(workers, queueCapacity, closeTimeout, inline);
+    }
+
+    public CryptoEngineConfig withInline(boolean inline) {
+        return new CryptoEngineConfig(workers, queueCapacity, closeTimeout, inline);
     }
 }

@@ -16,7 +16,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code elastikey.crypto.queue.depth}, {@code elastikey.crypto.workers.active} gauges;</li>
  *   <li>{@code elastikey.crypto.operations} counter tagged {@code outcome}: {@code completed}
  *       (run to an answer or error), {@code failed}, {@code rejected} (queue full),
- *       {@code expired} (deadline passed while queued);</li>
+ *       {@code expired} (deadline passed while queued), {@code inline} (of the completed, those done on the
+ *       request's own thread without a hand-off: P-256 signatures that found a nonce made ahead);</li>
  *   <li>with P-256 signed natively, {@code elastikey.crypto.p256.nonces} counter tagged {@code event}
  *       ({@code made}, {@code taken}, {@code missed}) and the {@code elastikey.crypto.p256.nonces.pooled} gauge: how
  *       much of the signing work the idle-priority pool took off the request path ({@link P256NoncePool}).</li>
@@ -48,6 +49,7 @@ public final class CryptoMetrics implements MeterBinder {
         counter(registry, "failed", CryptoEngine::failedCount);
         counter(registry, "rejected", CryptoEngine::rejectedCount);
         counter(registry, "expired", CryptoEngine::expiredCount);
+        counter(registry, "inline", CryptoEngine::inlinedCount);
         if (provider.signsP256Natively()) {
             nonceCounter(registry, "made", P256NoncePool.Stats::made);
             nonceCounter(registry, "taken", P256NoncePool.Stats::taken);

@@ -70,11 +70,32 @@ public final class CryptoOperations implements KeyOperation {
                 case PSS_DIGEST -> DigestSigning.pss(key, request.hash(), request.input(), objects);
                 case ECDSA_DIGEST -> DigestSigning.ecdsa(key, request.hash(), request.input(), objects);
             };
-        } catch (SkiException e) {
+        } catch (SkiException | NoPooledNonce e) {
             throw e;
         } catch (GeneralSecurityException | RuntimeException e) {
             throw new SkiException(SkiError.UNSPECIFIED_ERROR, request.method().wireName() + " with a "
                     + key.type().cliName() + " key failed: " + e.getClass().getSimpleName(), e);
+        }
+    }
+
+    /**
+     * Only keys signed by the native P-256 signer qualify: with a nonce from the pool what is left of a signature is
+     * a hash of the input and two modular multiplications; every other operation of such a key fails on its checks
+     * before any private-key arithmetic. Without a pooled nonce, null.
+     */
+    @Override
+    public byte[] performIfCheap(LoadedKey key, SkiRequest request) {
+        if (!(key.privateKey() instanceof P256ScalarKey)) {
+            return null;
+        }
+        JcaObjects objects = jca.get();
+        objects.pooledNoncesOnly(true);
+        try {
+            return perform(key, request);
+        } catch (NoPooledNonce e) {
+            return null;
+        } finally {
+            objects.pooledNoncesOnly(false);
         }
     }
 }

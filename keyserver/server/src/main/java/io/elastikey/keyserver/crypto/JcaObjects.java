@@ -30,6 +30,7 @@ final class JcaObjects {
     private final Map<String, MessageDigest> digests = new HashMap<>(4);
     private Cipher rawRsa;
     private SecureRandom random;
+    private boolean pooledNoncesOnly;
 
     JcaObjects(CryptoProvider provider) {
         this.provider = provider;
@@ -52,6 +53,26 @@ final class JcaObjects {
     P256Native p256() {
         return provider.p256().orElseThrow(() -> new IllegalStateException("a P-256 scalar key without the native "
                 + "signer that made it"));
+    }
+
+    /**
+     * While set, {@link #signP256} signs only with a nonce made ahead and throws {@link NoPooledNonce} otherwise:
+     * the mode {@link CryptoOperations#performIfCheap} runs operations in.
+     */
+    void pooledNoncesOnly(boolean only) {
+        pooledNoncesOnly = only;
+    }
+
+    /** ECDSA P-256 of {@code hashValue} with the native signer, as the mode ({@link #pooledNoncesOnly}) allows. */
+    byte[] signP256(P256ScalarKey key, byte[] hashValue) throws GeneralSecurityException {
+        if (!pooledNoncesOnly) {
+            return p256().sign(key, hashValue, hashValue.length);
+        }
+        byte[] signature = p256().signWithPooledNonce(key, hashValue, hashValue.length);
+        if (signature == null) {
+            throw NoPooledNonce.INSTANCE;
+        }
+        return signature;
     }
 
     /** The {@value #RAW_RSA} cipher; callers {@code init} it for each operation. */

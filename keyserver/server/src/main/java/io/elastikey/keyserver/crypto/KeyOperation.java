@@ -17,4 +17,15 @@ public interface KeyOperation {
      *                      {@code unspecified error}
      */
     byte[] perform(LoadedKey key, SkiRequest request);
+
+    /**
+     * Performs the operation on the calling thread only if it costs about as little as a TLS record does (an
+     * ECDSA P-256 signature whose nonce was made ahead: about a microsecond), so the {@link CryptoEngine} can answer
+     * it without a hand-off to a worker and back; returns null, having done nothing, for anything dearer.
+     *
+     * @throws SkiException as {@link #perform} would, for a request that fails as cheaply
+     */
+    default byte[] performIfCheap(LoadedKey key, SkiRequest request) {
+        return null;
+    }
 }

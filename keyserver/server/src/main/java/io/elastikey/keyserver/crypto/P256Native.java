@@ -19,6 +19,8 @@ import java.util.Arrays;
 final class P256Native {
     /** The longest DER {@code ECDSA-Sig-Value} on P-256: two 33-byte INTEGERs with headers, in a SEQUENCE. */
     static final int MAX_SIGNATURE_LENGTH = 72;
+    /** The library's answer to a pooled-only signature when the pool is empty. */
+    private static final int NO_POOLED_NONCE = -5;
 
     private static final NativeLibrary LIBRARY = new NativeLibrary("libelastikey_p256_jni",
             "libelastikey_p256_jni.so", "elastikey.p256.library");
@@ -56,8 +58,24 @@ final class P256Native {
      * @throws SignatureException when the library refuses; the message carries its code, never the data
      */
     byte[] sign(P256ScalarKey key, byte[] digest, int length) throws SignatureException {
+        return sign(key, digest, length, false);
+    }
+
+    /**
+     * As {@link #sign(P256ScalarKey, byte[], int)}, but only with a nonce {@link P256NoncePool} made ahead: about a
+     * microsecond. Returns null, having signed nothing, when the pool has none at the moment.
+     */
+    byte[] signWithPooledNonce(P256ScalarKey key, byte[] digest, int length) throws SignatureException {
+        return sign(key, digest, length, true);
+    }
+
+    private static byte[] sign(P256ScalarKey key, byte[] digest, int length, boolean pooledOnly)
+            throws SignatureException {
         byte[] signature = new byte[MAX_SIGNATURE_LENGTH];
-        int written = sign(key.scalar(), digest, length, signature);
+        int written = sign(key.scalar(), digest, length, signature, pooledOnly);
+        if (written == NO_POOLED_NONCE) {
+            return null;
+        }
         if (written <= 0) {
             throw new SignatureException("native P-256 signing failed: " + describe(written));
         }
@@ -74,7 +92,8 @@ final class P256Native {
         };
     }
 
-    private static native int sign(byte[] scalar, byte[] digest, int digestLength, byte[] signature);
+    private static native int sign(byte[] scalar, byte[] digest, int digestLength, byte[] signature,
+                                   boolean pooledOnly);
 
     private static native String libraryVersion();
 

@@ -39,7 +39,7 @@ final class Signing {
         if (key.privateKey() instanceof P256ScalarKey scalar) {
             String hash = recipe.ecdsaHash();
             byte[] hashValue = hash == null ? input : jca.digest(hash).digest(input);
-            return jca.p256().sign(scalar, hashValue, hashValue.length);
+            return jca.signP256(scalar, hashValue);
         }
         Signature signature = jca.signature(recipe);
         signature.initSign(key.privateKey());

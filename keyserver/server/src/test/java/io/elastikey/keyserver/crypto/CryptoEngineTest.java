@@ -10,6 +10,8 @@ import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiException;
 import io.elastikey.protocol.ski.SkiRequest;
 
+import io.netty.channel.DefaultEventLoop;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +53,75 @@ class CryptoEngineTest {
 
         assertThat(ranOn.get()).isNotSameAs(Thread.currentThread());
         assertThat(ranOn.get().getName()).startsWith("elastikey-crypto-");
+    }
+
+    @Test
+    void aCheapOperationIsAnsweredOnTheSubmittingThreadWithoutAWorker() throws Exception {
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        try (CryptoEngine engine = new CryptoEngine(new Cheap(ranOn), config(1, 1))) {
+            CompletableFuture<byte[]> future = engine.submit(key, request, deadline());
+
+            assertThat(future).isCompletedWithValue(OUTPUT);
+            assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+            assertThat(engine.inlinedCount()).isEqualTo(1);
+            assertThat(engine.completedCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void withInlineOffACheapOperationStillGoesToAWorker() throws Exception {
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        try (CryptoEngine engine = new CryptoEngine(new Cheap(ranOn), config(1, 1).withInline(false))) {
+            assertThat(engine.submit(key, request, deadline()).get(10, TimeUnit.SECONDS)).isEqualTo(OUTPUT);
+
+            assertThat(ranOn.get().getName()).startsWith("elastikey-crypto-");
+            assertThat(engine.inlinedCount()).isZero();
+        }
+    }
+
+    @Test
+    void aCheapOperationIsDoneInlineOnlyOnTheThreadItsAnswerIsDueOn() throws Exception {
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        DefaultEventLoop loop = new DefaultEventLoop();
+        try (CryptoEngine engine = new CryptoEngine(new Cheap(ranOn), config(1, 1))) {
+            // Submitted from outside the loop its answer is due on: a worker does it, and the loop completes it.
+            assertThat(engine.submit(key, request, deadline(), loop).get(10, TimeUnit.SECONDS)).isEqualTo(OUTPUT);
+            assertThat(ranOn.get().getName()).startsWith("elastikey-crypto-");
+            assertThat(engine.inlinedCount()).isZero();
+
+            // Submitted on that loop: done there, before submit returns.
+            Thread loopThread = loop.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+            boolean doneAtReturn = loop.submit(() -> engine.submit(key, request, deadline(), loop).isDone())
+                    .get(10, TimeUnit.SECONDS);
+            assertThat(doneAtReturn).isTrue();
+            assertThat(ranOn.get()).isSameAs(loopThread);
+            assertThat(engine.inlinedCount()).isEqualTo(1);
+        } finally {
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aCheapOperationThatFailsFailsItsFutureAtOnceAndIsCounted() {
+        KeyOperation failing = new KeyOperation() {
+            @Override
+            public byte[] perform(LoadedKey k, SkiRequest r) {
+                throw new AssertionError("a worker ran an operation that was cheap");
+            }
+
+            @Override
+            public byte[] performIfCheap(LoadedKey k, SkiRequest r) {
+                throw new SkiException(SkiError.MALFORMED_REQUEST, "the scheme does not fit the key");
+            }
+        };
+        try (CryptoEngine engine = new CryptoEngine(failing, config(1, 1))) {
+            CompletableFuture<byte[]> future = engine.submit(key, request, deadline());
+
+            assertThat(future).isCompletedExceptionally();
+            assertThat(error(future)).isEqualTo(SkiError.MALFORMED_REQUEST);
+            assertThat(engine.failedCount()).isEqualTo(1);
+            assertThat(engine.inlinedCount()).isEqualTo(1);
+        }
     }
 
     @Test
@@ -227,6 +298,20 @@ class CryptoEngineTest {
             throw new AssertionError(e);
         }
         throw new AssertionError("the future succeeded");
+    }
+
+    /** An operation cheap enough to do inline; a worker running it fails the test's assertions on its thread. */
+    private record Cheap(AtomicReference<Thread> ranOn) implements KeyOperation {
+        @Override
+        public byte[] perform(LoadedKey key, SkiRequest request) {
+            ranOn.set(Thread.currentThread());
+            return OUTPUT;
+        }
+
+        @Override
+        public byte[] performIfCheap(LoadedKey key, SkiRequest request) {
+            return perform(key, request);
+        }
     }
 
     /** An operation that signals when it starts and waits until the test opens the gate (or it is interrupted). */

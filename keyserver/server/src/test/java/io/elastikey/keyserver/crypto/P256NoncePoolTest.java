@@ -1,23 +1,30 @@
-// P256NoncePoolTest -- signatures with nonces made ahead at idle priority verify, never reuse a nonce, and go on when the pool is off.
+// P256NoncePoolTest -- signatures with nonces made ahead at idle priority verify, never reuse a nonce, go on when the pool is off, and are finished inline by the engine.
 package io.elastikey.keyserver.crypto;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.elastikey.keyserver.keys.LoadedKey;
 import io.elastikey.protocol.pki.KeyType;
+import io.elastikey.protocol.ski.SignatureScheme;
+import io.elastikey.protocol.ski.SkiRequest;
 
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.security.MessageDigest;
 import java.security.Signature;
+import java.security.spec.MGF1ParameterSpec;
+import java.security.spec.PSSParameterSpec;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,6 +106,56 @@ class P256NoncePoolTest {
         assertThat(after.missed() - before.missed()).isEqualTo(50);
         assertThat(after.taken()).isEqualTo(before.taken());
         assertThat(after.made()).isEqualTo(before.made());
+    }
+
+    @Test
+    void aPooledOnlySignatureTakesANonceMadeAheadOrSignsNothing() throws Exception {
+        KeyPair pair = TestKeys.pair(KeyType.EC_P256);
+        P256ScalarKey key = P256Pkcs8.parse(pair.getPrivate().getEncoded());
+        byte[] digest = MessageDigest.getInstance("SHA-256").digest("pooled only".getBytes(StandardCharsets.US_ASCII));
+
+        P256NoncePool.Stats closed = P256NoncePool.stats();
+        assertThat(signer.signWithPooledNonce(key, digest, digest.length)).as("no pool, no signature").isNull();
+        assertThat(P256NoncePool.stats().missed()).as("a refusal is not a miss: the worker that signs counts it")
+                .isEqualTo(closed.missed());
+
+        try (P256NoncePool.Handle pool = P256NoncePool.acquire(100)) {
+            awaitStats(s -> s.pooled() >= 100);
+            P256NoncePool.Stats before = P256NoncePool.stats();
+            byte[] signature = signer.signWithPooledNonce(key, digest, digest.length);
+
+            assertThat(signature).isNotNull();
+            assertThat(verifies(pair, "pooled only", signature)).isTrue();
+            assertThat(P256NoncePool.stats().taken() - before.taken()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void theEngineFinishesSignaturesWithNoncesMadeAheadOnTheSubmittingThread() throws Exception {
+        CryptoOperations operations = new CryptoOperations(TestProviders.NATIVE_P256.get(), new byte[32]);
+        LoadedKey p256 = TestKeys.loaded(operations.provider(), KeyType.EC_P256);
+        LoadedKey rsa = TestKeys.loaded(operations.provider(), KeyType.RSA_2048);
+        byte[] content = "server key exchange".getBytes(StandardCharsets.US_ASCII);
+        long far = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        try (P256NoncePool.Handle pool = P256NoncePool.acquire(200);
+             CryptoEngine engine = new CryptoEngine(operations, CryptoEngineConfig.defaults())) {
+            awaitStats(s -> s.pooled() >= 100);
+            for (int i = 0; i < 50; i++) {
+                CompletableFuture<byte[]> future = engine.submit(p256, SkiRequest.sign(p256.keyId(),
+                        SignatureScheme.ECDSA_SECP256R1_SHA256, content), far);
+                assertThat(future).as("signature %d done before submit returned", i).isDone();
+                assertThat(JdkCrypto.verify("SHA256withECDSA", TestKeys.publicKey(p256), content, future.get()))
+                        .isTrue();
+            }
+            CompletableFuture<byte[]> rsaFuture = engine.submit(rsa, SkiRequest.sign(rsa.keyId(),
+                    SignatureScheme.RSA_PSS_RSAE_SHA256, content), far);
+            PSSParameterSpec pss = new PSSParameterSpec("SHA-256", "MGF1", MGF1ParameterSpec.SHA256, 32, 1);
+            assertThat(JdkCrypto.verify("RSASSA-PSS", pss, TestKeys.publicKey(rsa), content,
+                    rsaFuture.get(10, TimeUnit.SECONDS))).isTrue();
+
+            assertThat(engine.inlinedCount()).as("P-256 signatures done inline; RSA went to a worker").isEqualTo(50);
+            assertThat(engine.completedCount()).isEqualTo(51);
+        }
     }
 
     private static List<byte[]> signMany(P256ScalarKey key, String prefix, int count) throws Exception {
