@@ -11,6 +11,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,64 +27,124 @@ import org.slf4j.LoggerFactory;
  *       both end at the same state.
  *   <li>A tombstone is dropped when the segment is the oldest (no older put can remain to be
  *       resurrected) or its key was written again since; otherwise it is carried forward.
- *   <li>Checkpoint (the copies are now durable and the index no longer mentions the segment),
- *       then delete the file. Readers holding the old location finish through the open channel
- *       or look the key up again.
+ *   <li>Once a checkpoint has covered the copies (they are durable and the index no longer mentions the segment),
+ *       delete the file. Readers holding the old location finish through the open channel or look the key up
+ *       again.
  * </ol>
- * A crash before the checkpoint replays the copies; a crash after it leaves a segment with no
+ * A crash before that checkpoint replays the copies; a crash after it leaves a segment with no
  * live bytes, which the next pass deletes. A segment with a damaged record is left alone.
+ *
+ * <h2>Why the deletion waits for the store's own checkpoint</h2>
+ * A checkpoint writes the index's dirty pages to disk, and the kernel then write-protects every page it wrote: the
+ * next update of each one takes a page fault ({@code ext4_page_mkwrite}). A checkpoint per compacted segment,
+ * several a second under a stream of overwrites, made nearly every index update of the writers a fault (0.8 per
+ * SET at a million keys, docs/benchmarks.md). So a background pass only moves the records and leaves the
+ * segment {@linkplain #moved() moved}; the periodic checkpoint deletes what was moved before it began. At most
+ * {@value #MAX_MOVED} segments wait, so the disk a pass has freed in effect is never far behind; a pass asked for
+ * ({@code compactNow}) or a store without periodic checkpoints checkpoints and deletes at once.
  */
 final class Compactor {
 
     private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
 
+    /** Moved segments left for a checkpoint to delete; past this many, the pass checkpoints itself. */
+    static final int MAX_MOVED = 8;
+
     private final ElasticStore store;
+    /**
+     * Segments whose live records are all copied, oldest first, waiting for a checkpoint. Its own thread-safe list,
+     * not guarded by this: a checkpoint reads and trims it while a pass holds this monitor and waits for that same
+     * checkpoint's lock.
+     */
+    private final List<Segment> moved = new CopyOnWriteArrayList<>();
 
     Compactor(ElasticStore store) {
         this.store = store;
     }
 
-    /** Compacts every eligible segment; returns how many were removed. */
-    synchronized int compactEligible() {
+    /**
+     * Compacts every eligible segment; returns how many were removed. With {@code deferRemoval} the compacted
+     * segments are left for the next periodic checkpoint to delete (see the class comment), unless
+     * {@value #MAX_MOVED} are waiting; without, the pass ends with one checkpoint and deletes them.
+     */
+    synchronized int compactEligible(boolean deferRemoval) {
         int removed = 0;
         double ratio = store.config().compactionGarbageRatio();
-        for (Segment s : store.log.segments()) {
-            if (store.isClosed()) {
-                break; // close() waits for this pass; stop at a segment boundary
+        try {
+            for (Segment s : store.log.segments()) {
+                if (store.isClosed()) {
+                    break; // close() waits for this pass; stop at a segment boundary
+                }
+                if (s == store.log.active() || s.size() <= RecordFormat.SEGMENT_HEADER_SIZE || moved.contains(s)) {
+                    continue;
+                }
+                if ((double) s.garbageBytes() / s.size() >= ratio && compact(s)) {
+                    moved.add(s);
+                    if (moved.size() >= MAX_MOVED) {
+                        removed += checkpointAndRemove();
+                    }
+                }
             }
-            if (s == store.log.active() || s.size() <= RecordFormat.SEGMENT_HEADER_SIZE) {
-                continue;
+        } finally {
+            if (!deferRemoval && !store.isClosed()) {
+                removed += checkpointAndRemove();
             }
-            if ((double) s.garbageBytes() / s.size() >= ratio && compact(s)) {
+        }
+        return removed;
+    }
+
+    /** The segments moved so far and not yet deleted: what a checkpoint started now will cover. */
+    List<Segment> moved() {
+        return List.copyOf(moved);
+    }
+
+    /**
+     * Deletes {@code covered} (from {@link #moved()}), which a checkpoint finished after that call has made safe to
+     * delete; returns how many.
+     */
+    int remove(List<Segment> covered) throws IOException {
+        int removed = 0;
+        for (Segment s : covered) {
+            if (moved.remove(s)) {
+                store.log.removeSegment(s);
                 removed++;
             }
         }
         return removed;
     }
 
+    private int checkpointAndRemove() {
+        if (moved.isEmpty()) {
+            return 0;
+        }
+        try {
+            return store.checkpoint(true); // deletes what was moved before it
+        } catch (IOException e) {
+            throw new UncheckedIOException("checkpoint after compaction failed", e);
+        }
+    }
+
     private boolean compact(Segment seg) {
         boolean oldest = store.log.segments()[0] == seg;
-        long[] moved = {0, 0};
+        long[] copied = {0, 0};
         Moves moves = new Moves(seg.id());
         try {
             LogScanner.Result r = LogScanner.scan(seg, RecordFormat.SEGMENT_HEADER_SIZE, rec -> {
                 byte[] key = rec.key();
                 if (rec.isDelete()) {
                     if (!oldest && carryTombstone(key)) {
-                        moved[1]++;
+                        copied[1]++;
                     }
                 } else if (moves.add(key, (int) rec.offset(), rec.value())) {
-                    moved[0] += moves.moveIfCurrent();
+                    copied[0] += moves.moveIfCurrent();
                 }
             });
-            moved[0] += moves.moveIfCurrent();
+            copied[0] += moves.moveIfCurrent();
             if (!r.clean()) {
                 LOG.error("{} is damaged at offset {} ({}); not compacting it", seg, r.validEnd(), r.problem());
                 return false;
             }
-            store.checkpoint(true);
-            store.log.removeSegment(seg);
-            LOG.info("compacted {}: {} live records and {} tombstones moved", seg, moved[0], moved[1]);
+            LOG.info("compacted {}: {} live records and {} tombstones moved", seg, copied[0], copied[1]);
             return true;
         } catch (IOException e) {
             throw new UncheckedIOException("compaction of " + seg + " failed", e);

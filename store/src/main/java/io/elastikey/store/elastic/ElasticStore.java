@@ -173,7 +173,8 @@ public final class ElasticStore implements KeyValueStore {
                     config.checkpointIntervalMillis(), config.checkpointIntervalMillis(), TimeUnit.MILLISECONDS);
         }
         if (config.compactionIntervalMillis() > 0) {
-            maintenance.scheduleWithFixedDelay(() -> runQuietly("compaction", compactor::compactEligible),
+            maintenance.scheduleWithFixedDelay(() -> runQuietly("compaction",
+                    () -> compactor.compactEligible(config.checkpointIntervalMillis() > 0)),
                     config.compactionIntervalMillis(), config.compactionIntervalMillis(), TimeUnit.MILLISECONDS);
         }
     }
@@ -768,7 +769,7 @@ public final class ElasticStore implements KeyValueStore {
     public int compactNow() {
         ReaderEpochs.Slot slot = enterOpen();
         try {
-            return compactor.compactEligible();
+            return compactor.compactEligible(false);
         } finally {
             epochs.exit(slot);
         }
@@ -778,10 +779,12 @@ public final class ElasticStore implements KeyValueStore {
 
     /**
      * Makes the index durable up to the current end of the log and records that in the checkpoint
-     * file, so a restart replays only what comes after.
+     * file, so a restart replays only what comes after; then deletes the segments compaction had moved before it
+     * began ({@link Compactor}), whose copies it now covers. Returns how many it deleted.
      */
-    void checkpoint(boolean force) throws IOException {
+    int checkpoint(boolean force) throws IOException {
         synchronized (checkpointLock) {
+            List<Segment> covered = compactor.moved(); // before the end is read: their copies lie before it
             Log.Position p;
             writeLock.lock();
             try {
@@ -789,13 +792,13 @@ public final class ElasticStore implements KeyValueStore {
             } finally {
                 writeLock.unlock();
             }
-            if (!force && p.sequence() == checkpointedSequence) {
-                return;
+            if (force || p.sequence() != checkpointedSequence) { // else the last checkpoint already covers them
+                log.syncAll();
+                index.flush();
+                new Checkpoint(p.segmentId(), p.offset(), p.sequence(), false).write(config.directory());
+                checkpointedSequence = p.sequence();
             }
-            log.syncAll();
-            index.flush();
-            new Checkpoint(p.segmentId(), p.offset(), p.sequence(), false).write(config.directory());
-            checkpointedSequence = p.sequence();
+            return compactor.remove(covered);
         }
     }
 

@@ -338,14 +338,17 @@ public final class Log implements AutoCloseable {
 
     /**
      * Removes a segment from the table and deletes its file. Readers holding it finish their read
-     * through the still-open channel.
+     * through the still-open channel. The file is deleted outside the appenders' monitor: unlinking 64 MB of
+     * extents is file-system work no append should wait for.
      */
-    public synchronized void removeSegment(Segment segment) throws IOException {
-        if (segment == active) {
-            throw new IllegalStateException("cannot remove the active " + segment);
+    public void removeSegment(Segment segment) throws IOException {
+        synchronized (this) {
+            if (segment == active) {
+                throw new IllegalStateException("cannot remove the active " + segment);
+            }
+            Segment[] s = segments;
+            segments = Arrays.stream(s).filter(x -> x != segment).toArray(Segment[]::new);
         }
-        Segment[] s = segments;
-        segments = Arrays.stream(s).filter(x -> x != segment).toArray(Segment[]::new);
         Files.deleteIfExists(segment.path());
         segment.retire();
     }
