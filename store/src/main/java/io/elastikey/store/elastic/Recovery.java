@@ -140,7 +140,7 @@ final class Recovery {
     /** Applies the log after {@code from} (everything when null); returns the last sequence seen. */
     private static long replay(Log log, PersistedIndex index, Checkpoint from) throws IOException {
         return LogRecovery.replay(log, index,
-                from == null ? null : new LogRecovery.Start(from.segmentId(), from.offset()));
+                from == null ? null : new LogRecovery.Start(from.segmentId(), from.offset(), from.sequence()));
     }
 
     private static void countLiveBytes(Log log, PersistedIndex index) {

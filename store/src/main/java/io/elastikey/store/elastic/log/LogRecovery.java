@@ -35,8 +35,12 @@ public final class LogRecovery {
         void remove(byte[] key);
     }
 
-    /** Where a replay starts: {@code offset} of segment {@code segmentId} (earlier segments are skipped). */
-    public record Start(int segmentId, long offset) {
+    /**
+     * Where a replay starts: {@code offset} of segment {@code segmentId} (earlier segments are skipped), whose records
+     * all have sequence numbers above {@code sequence}, the last one before it. A record there with a number not
+     * above it is an old one in a reused file, past the end of what was written there (see {@code Log}).
+     */
+    public record Start(int segmentId, long offset, long sequence) {
     }
 
     /** Step 1: checks every segment's header, removing a newest segment that was created but never written. */
@@ -72,9 +76,10 @@ public final class LogRecovery {
             if (from != null && seg.id() < from.segmentId()) {
                 continue;
             }
-            long start = from != null && seg.id() == from.segmentId() ? from.offset() : RecordFormat.SEGMENT_HEADER_SIZE;
+            boolean atStart = from != null && seg.id() == from.segmentId();
+            long start = atStart ? from.offset() : RecordFormat.SEGMENT_HEADER_SIZE;
             long[] count = {0};
-            LogScanner.Result r = LogScanner.scan(seg, start, rec -> {
+            LogScanner.Result r = LogScanner.scan(seg, start, atStart ? from.sequence() : 0, rec -> {
                 if (rec.isDelete()) {
                     index.remove(rec.key());
                 } else {
@@ -86,7 +91,8 @@ public final class LogRecovery {
             lastSeq = Math.max(lastSeq, r.lastSequence());
             if (!r.clean()) {
                 if (i == segs.length - 1) {
-                    LOG.warn("{}: torn write at offset {} ({}); truncating {} bytes", seg, r.validEnd(), r.problem(),
+                    LOG.warn("{}: its records end at offset {} ({}); cutting the {} bytes after them (a write the "
+                            + "crash tore, or the older contents of a reused file)", seg, r.validEnd(), r.problem(),
                             seg.size() - r.validEnd());
                     log.truncate(seg, r.validEnd());
                 } else {

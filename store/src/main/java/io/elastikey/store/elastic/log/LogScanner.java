@@ -55,12 +55,22 @@ public final class LogScanner {
 
     /** Scans {@code segment} from {@code from} (at least the header size) to its end. */
     public static Result scan(Segment segment, long from, Visitor visitor) throws IOException {
+        return scan(segment, from, 0, visitor);
+    }
+
+    /**
+     * Scans {@code segment} from {@code from} to its end, where every record's sequence number must be above the one
+     * before it, and the first above {@code after} when that is positive (the sequence number of the last record
+     * before {@code from}).
+     */
+    public static Result scan(Segment segment, long from, long after, Visitor visitor) throws IOException {
         long fileSize = segment.channel().size();
         ChunkReader chunks = new ChunkReader(segment, fileSize - from);
         CRC32C crc = new CRC32C();
         ScannedRecord rec = new ScannedRecord(segment.id());
         long pos = Math.max(from, RecordFormat.SEGMENT_HEADER_SIZE);
-        long lastSeq = 0;
+        long lastSeq = Math.max(0, after);
+        boolean any = after > 0;
         while (pos < fileSize) {
             if (fileSize - pos < RecordFormat.RECORD_HEADER_SIZE) {
                 return new Result(pos, "truncated record header", lastSeq);
@@ -84,9 +94,13 @@ public final class LogScanner {
                 return new Result(pos, "CRC32C mismatch", lastSeq);
             }
             long seq = whole.getLong(16);
+            if (any && seq <= lastSeq) { // an older record left in a reused file, after the last one written
+                return new Result(pos, "sequence " + seq + " after " + lastSeq, lastSeq);
+            }
             rec.set(whole, pos, (int) length, type, seq, keyLength, valueLength);
             visitor.visit(rec);
             lastSeq = seq;
+            any = true;
             pos += length;
         }
         return new Result(pos, null, lastSeq);

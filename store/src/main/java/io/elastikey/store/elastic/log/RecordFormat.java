@@ -29,9 +29,11 @@ import java.util.zip.CRC32C;
  *  24  K bytes key
  *  24+K V bytes value
  * </pre>
- * A record is valid when its body length agrees with K and V, it fits in the file, and the CRC
- * matches. Recovery stops at the first invalid record of the last segment and truncates there: a
- * write torn by a crash leaves exactly that.
+ * A record is valid when its body length agrees with K and V, it fits in the file, the CRC
+ * matches, and its sequence number is above the previous record's in the segment. Recovery stops at the first
+ * invalid record of the last segment and truncates there: a write torn by a crash leaves exactly that, and so does
+ * the end of the records in a reused segment file, whose older contents follow it (see {@code Log}: a reused file
+ * starts with its new header and a zero record length, and its old records' sequence numbers are all lower).
  */
 public final class RecordFormat {
 
@@ -95,6 +97,14 @@ public final class RecordFormat {
         buf.putLong(MAGIC);
         buf.putInt(VERSION);
         buf.putInt(segmentId);
+    }
+
+    /**
+     * The name a deleted segment's file is kept under for reuse ({@code NNNNNNNNNN.free}, its old id): not a segment
+     * name, so nothing reads it as part of the log.
+     */
+    public static String recycledFileName(int segmentId) {
+        return String.format("%010d.free", segmentId);
     }
 
     public static String segmentFileName(int segmentId) {

@@ -110,6 +110,11 @@ public final class Segment {
         return retired.get() != 0;
     }
 
+    /** Whether the channel is closed: retired, and no reader holds it any more. */
+    boolean isClosed() {
+        return refs.get() == 0;
+    }
+
     private void closeQuietly() {
         try {
             channel.close();

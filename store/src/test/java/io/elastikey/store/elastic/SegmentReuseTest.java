@@ -1,0 +1,174 @@
+// SegmentReuseTest -- an emptied segment's file becomes a later segment, and its old records never come back.
+package io.elastikey.store.elastic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.elastikey.store.elastic.log.Segment;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The log keeps up to two emptied segment files ({@code NNNNNNNNNN.free}) and writes the next segments into them
+ * over their cached pages ({@code Log}'s class comment). A reused file still holds its old records past the new
+ * ones' end until the segment is cut; these tests hold that none of them is ever read as part of the log: not by a
+ * store that closed, nor by one opened over a copy of the files taken while the reused segment was being written,
+ * which is what a killed process leaves.
+ */
+class SegmentReuseTest {
+
+    private static final int KEYS = 300; // 1,000-byte values: some five 64 KiB segments
+    private static final int EXTRAS = 1_000;
+
+    @TempDir
+    Path dir;
+
+    @TempDir
+    Path copy;
+
+    private ElasticStore open(Path directory) {
+        return ElasticStore.open(ElasticStoreConfig.builder(directory).memoryBudgetBytes(0).indexCapacity(10_000)
+                .fsyncPolicy(FsyncPolicy.NEVER).segmentSizeBytes(64 << 10).compactionGarbageRatio(0.5)
+                .compactionIntervalMillis(0).checkpointIntervalMillis(0).build());
+    }
+
+    @Test
+    void aCompactedSegmentsFileBecomesTheNextSegmentAndIsCutToItsRecords() throws IOException {
+        try (ElasticStore store = open(dir)) {
+            writeThenOverwriteMost(store);
+            assertThat(store.compactNow()).isPositive();
+            assertThat(store.log.recycledFiles()).isEqualTo(2);
+            assertThat(freeFiles(dir)).hasSize(2);
+            List<Path> kept = freeFiles(dir);
+
+            for (int i = 0; i < EXTRAS; i++) {
+                store.put(extra(i), value(i, 5));
+            }
+            assertThat(store.log.recycledFiles()).isLessThan(2);
+            assertThat(kept).anyMatch(Files::notExists);
+            for (Segment s : store.log.segments()) {
+                if (s != store.log.active()) {
+                    assertThat(Files.size(s.path())).as("%s cut to its records", s).isEqualTo(s.size());
+                }
+            }
+            assertValues(store);
+        }
+        for (Path segment : segmentFiles(dir)) {
+            assertThat(Files.size(segment)).isLessThanOrEqualTo(64 << 10);
+        }
+        try (ElasticStore store = open(dir)) {
+            assertValues(store);
+            assertThat(store.size()).isEqualTo(KEYS + EXTRAS);
+        }
+    }
+
+    @Test
+    void theOldRecordsOfAReusedFileAreNotReplayedAfterACrash() throws IOException {
+        int extras;
+        try (ElasticStore store = open(dir)) {
+            writeThenOverwriteMost(store); // the first segment holds key-0, key-1, ... in their first versions...
+            assertThat(store.compactNow()).isPositive(); // ...and its file is the first kept for reuse
+            extras = fillTheActiveSegment(store);
+            Segment before = store.log.active();
+            for (int i = 0; i < 5; i++) {
+                store.put(key(i), value(i, 3)); // the first rolls over: key-0 .. key-4 over their old records
+            }
+            Segment reused = store.log.active();
+            assertThat(reused).isNotSameAs(before);
+            assertThat(Files.size(reused.path())).as("the new segment is a reused, longer file")
+                    .isGreaterThan(reused.size());
+
+            copyFiles(dir, copy); // what SIGKILL leaves: no cut, no clean checkpoint
+        }
+        try (ElasticStore store = open(copy)) {
+            for (int i = 0; i < KEYS; i++) {
+                // key-5's first version follows key-4's new one in the reused file, a whole record with a good CRC
+                byte[] expected = i < 5 ? value(i, 3) : value(i, i % 10 < 7 ? 2 : 1);
+                assertThat(store.get(key(i))).as("key %d", i).isEqualTo(expected);
+            }
+            for (int i = 0; i < extras; i++) {
+                assertThat(store.get(extra(i))).isEqualTo(value(i, 5));
+            }
+            assertThat(store.size()).isEqualTo(KEYS + extras);
+            Segment newest = store.log.active();
+            assertThat(Files.size(newest.path())).as("the reused file cut at its new records' end")
+                    .isEqualTo(newest.size());
+        }
+    }
+
+    /** Writes every key once, then seven in ten again: the first round's segments become 70% garbage. */
+    private static void writeThenOverwriteMost(ElasticStore store) {
+        for (int i = 0; i < KEYS; i++) {
+            store.put(key(i), value(i, 1));
+        }
+        for (int i = 0; i < KEYS; i++) {
+            if (i % 10 < 7) {
+                store.put(key(i), value(i, 2));
+            }
+        }
+    }
+
+    /** Writes {@code xNNNN} keys while their records fit the active segment, so the next one rolls over. */
+    private static int fillTheActiveSegment(ElasticStore store) {
+        int recordLength = 24 + 5 + 1000;
+        int i = 0;
+        while (store.log.active().size() + recordLength <= (64 << 10)) {
+            store.put(extra(i), value(i, 5));
+            i++;
+        }
+        return i;
+    }
+
+    private static void assertValues(ElasticStore store) {
+        for (int i = 0; i < KEYS; i++) {
+            assertThat(store.get(key(i))).as("key %d", i).isEqualTo(value(i, i % 10 < 7 ? 2 : 1));
+        }
+        for (int i = 0; i < EXTRAS; i++) {
+            assertThat(store.get(extra(i))).isEqualTo(value(i, 5));
+        }
+    }
+
+    /** Five bytes, as {@code key-0} .. {@code key-9}: their records are as long. */
+    private static byte[] extra(int i) {
+        return String.format("x%04d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] key(int i) {
+        return ("key-" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] value(int i, int round) {
+        byte[] v = new byte[1000];
+        Arrays.fill(v, (byte) (i * 7 + round));
+        v[0] = (byte) round;
+        return v;
+    }
+
+    private static List<Path> freeFiles(Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".free")).sorted().toList();
+        }
+    }
+
+    private static List<Path> segmentFiles(Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".seg")).toList();
+        }
+    }
+
+    private static void copyFiles(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.list(from)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                if (!p.getFileName().toString().equals("LOCK")) {
+                    Files.copy(p, to.resolve(p.getFileName()));
+                }
+            }
+        }
+    }
+}
