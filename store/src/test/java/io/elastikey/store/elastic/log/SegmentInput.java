@@ -110,6 +110,7 @@ final class SegmentInput {
             }
             CRC32C crc = new CRC32C();
             int pos = 16;
+            boolean any = false;
             while (pos + 24 <= file.length) {
                 int bodyLength = buf.getInt(pos);
                 byte type = buf.get(pos + 8);
@@ -124,6 +125,10 @@ final class SegmentInput {
                 if ((int) crc.getValue() != buf.getInt(pos + 4)) {
                     break;
                 }
+                long sequence = buf.getLong(pos + 16);
+                if (any && sequence <= m.lastSequence) { // sequence numbers rise: this is an older record, not a write
+                    break;
+                }
                 String key = HexFormat.of().formatHex(file, pos + 24, pos + 24 + keyLength);
                 if (type == 1) {
                     m.live.put(key, Arrays.copyOfRange(file, pos + 24 + keyLength, pos + 24 + keyLength + valueLength));
@@ -132,7 +137,8 @@ final class SegmentInput {
                     m.live.remove(key);
                     m.deleted.add(key);
                 }
-                m.lastSequence = buf.getLong(pos + 16);
+                m.lastSequence = sequence;
+                any = true;
                 pos += 8 + bodyLength;
             }
             m.validEnd = pos;
