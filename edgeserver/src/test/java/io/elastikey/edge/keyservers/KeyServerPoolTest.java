@@ -113,8 +113,10 @@ class KeyServerPoolTest {
             }
         }
 
-        eventually("the stopped key server's breaker opens", () -> state(pool, 1) != CLOSED);
+        eventually("the stopped key server's breaker opens",
+                () -> listener.transitions(keyServers.endpoint(1)).contains("CLOSED->OPEN"));
         assertThat(listener.transitions(keyServers.endpoint(1))).startsWith("CLOSED->OPEN");
+        assertThat(state(pool, 1)).isNotEqualTo(CLOSED);
         assertThat(state(pool, 0)).isEqualTo(CLOSED);
         assertThat(pool.status().get(1).lastError()).isNotNull();
         assertThat(listener.count("failure")).isZero();
@@ -131,8 +133,11 @@ class KeyServerPoolTest {
 
         keyServers.start(1);
 
-        eventually("the breaker closes again", () -> state(pool, 1) == CLOSED);
+        // The listener hears of a transition just after the state changes, so wait for what it heard.
+        eventually("the breaker closes again",
+                () -> listener.transitions(keyServers.endpoint(1)).contains("HALF_OPEN->CLOSED"));
         assertThat(listener.transitions(keyServers.endpoint(1))).endsWith("HALF_OPEN->CLOSED");
+        assertThat(state(pool, 1)).isEqualTo(CLOSED);
         eventually("the restarted key server answers requests again", () -> {
             assertVerifies(new byte[] {7}, await(pool.execute(sign(new byte[] {7}))));
             return listener.events("success").stream()
