@@ -4,7 +4,6 @@ package io.elastikey.store.elastic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elastikey.store.elastic.log.Segment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -41,15 +40,15 @@ class BackgroundCompactionTest {
 
             assertThat(first).allMatch(s -> Files.exists(s.path()), "moved segments still on disk");
             assertThat(store.log.segments()).containsAll(first);
-            assertValues(store, keys);
+            OverwrittenKeys.assertLatest(store, keys);
 
             assertThat(store.checkpoint(false)).isGreaterThanOrEqualTo(first.size());
             assertThat(first).noneMatch(s -> Files.exists(s.path()));
             assertThat(Arrays.asList(store.log.segments())).doesNotContainAnyElementsOf(first);
-            assertValues(store, keys);
+            OverwrittenKeys.assertLatest(store, keys);
         }
         try (ElasticStore store = open()) {
-            assertValues(store, keys);
+            OverwrittenKeys.assertLatest(store, keys);
         }
     }
 
@@ -64,7 +63,7 @@ class BackgroundCompactionTest {
         }
         assertThat(first).noneMatch(s -> Files.exists(s.path()));
         try (ElasticStore store = open()) {
-            assertValues(store, keys);
+            OverwrittenKeys.assertLatest(store, keys);
             assertThat(store.size()).isEqualTo(keys);
         }
     }
@@ -77,10 +76,10 @@ class BackgroundCompactionTest {
             assertThat(first.size()).isGreaterThan(Compactor.MAX_MOVED);
             // No periodic checkpoint comes for an hour: only the pass's own can delete them.
             awaitTrue(() -> Files.notExists(first.get(0).path()), "the oldest moved segment deleted");
-            assertValues(store, keys);
+            OverwrittenKeys.assertLatest(store, keys);
         }
         try (ElasticStore store = open()) {
-            assertValues(store, keys);
+            OverwrittenKeys.assertLatest(store, keys);
         }
     }
 
@@ -89,34 +88,11 @@ class BackgroundCompactionTest {
      * garbage and some live records to move; returns the first round's sealed segments.
      */
     private static List<Segment> writeThenOverwriteMost(ElasticStore store, int keys) {
-        for (int i = 0; i < keys; i++) {
-            store.put(key(i), value(i, 1));
-        }
+        OverwrittenKeys.writeAll(store, keys);
         Segment active = store.log.active();
         List<Segment> first = Arrays.stream(store.log.segments()).filter(s -> s != active).toList();
-        for (int i = 0; i < keys; i++) {
-            if (i % 10 < 7) {
-                store.put(key(i), value(i, 2));
-            }
-        }
+        OverwrittenKeys.overwriteMost(store, keys);
         return first;
-    }
-
-    private static void assertValues(ElasticStore store, int keys) {
-        for (int i = 0; i < keys; i++) {
-            assertThat(store.get(key(i))).as("key %d", i).isEqualTo(value(i, i % 10 < 7 ? 2 : 1));
-        }
-    }
-
-    private static byte[] key(int i) {
-        return ("key-" + i).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] value(int i, int round) {
-        byte[] v = new byte[1000];
-        Arrays.fill(v, (byte) (i * 7 + round));
-        v[0] = (byte) round;
-        return v;
     }
 
     private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {

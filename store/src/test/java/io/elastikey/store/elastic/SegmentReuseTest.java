@@ -1,6 +1,8 @@
 // SegmentReuseTest -- an emptied segment's file becomes a later segment, and its old records never come back.
 package io.elastikey.store.elastic;
 
+import static io.elastikey.store.elastic.OverwrittenKeys.key;
+import static io.elastikey.store.elastic.OverwrittenKeys.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elastikey.store.elastic.log.Segment;
@@ -8,7 +10,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -89,7 +90,7 @@ class SegmentReuseTest {
         try (ElasticStore store = open(copy)) {
             for (int i = 0; i < KEYS; i++) {
                 // key-5's first version follows key-4's new one in the reused file, a whole record with a good CRC
-                byte[] expected = i < 5 ? value(i, 3) : value(i, i % 10 < 7 ? 2 : 1);
+                byte[] expected = i < 5 ? value(i, 3) : value(i, OverwrittenKeys.overwritten(i) ? 2 : 1);
                 assertThat(store.get(key(i))).as("key %d", i).isEqualTo(expected);
             }
             for (int i = 0; i < extras; i++) {
@@ -104,14 +105,8 @@ class SegmentReuseTest {
 
     /** Writes every key once, then seven in ten again: the first round's segments become 70% garbage. */
     private static void writeThenOverwriteMost(ElasticStore store) {
-        for (int i = 0; i < KEYS; i++) {
-            store.put(key(i), value(i, 1));
-        }
-        for (int i = 0; i < KEYS; i++) {
-            if (i % 10 < 7) {
-                store.put(key(i), value(i, 2));
-            }
-        }
+        OverwrittenKeys.writeAll(store, KEYS);
+        OverwrittenKeys.overwriteMost(store, KEYS);
     }
 
     /** Writes {@code xNNNN} keys while their records fit the active segment, so the next one rolls over. */
@@ -126,9 +121,7 @@ class SegmentReuseTest {
     }
 
     private static void assertValues(ElasticStore store) {
-        for (int i = 0; i < KEYS; i++) {
-            assertThat(store.get(key(i))).as("key %d", i).isEqualTo(value(i, i % 10 < 7 ? 2 : 1));
-        }
+        OverwrittenKeys.assertLatest(store, KEYS);
         for (int i = 0; i < EXTRAS; i++) {
             assertThat(store.get(extra(i))).isEqualTo(value(i, 5));
         }
@@ -137,17 +130,6 @@ class SegmentReuseTest {
     /** Five bytes, as {@code key-0} .. {@code key-9}: their records are as long. */
     private static byte[] extra(int i) {
         return String.format("x%04d", i).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] key(int i) {
-        return ("key-" + i).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static byte[] value(int i, int round) {
-        byte[] v = new byte[1000];
-        Arrays.fill(v, (byte) (i * 7 + round));
-        v[0] = (byte) round;
-        return v;
     }
 
     private static List<Path> freeFiles(Path directory) throws IOException {
