@@ -11,9 +11,9 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The script generates keys, starts the key server with BoringSSL, epoll, ACCP and the libscaleup JNI library
- * loaded (it checks each in the log), answers SKI requests over mutual TLS from the load generator (every answer
- * verified) and runs a short JMH store benchmark, all on the aarch64 JVM. Under emulation this takes minutes, so
+ * The script generates keys and starts the key server on the aarch64 JVM, with BoringSSL, epoll, ACCP and the
+ * libscaleup JNI library loaded (it checks each in the log); the key server answers SKI requests over mutual TLS
+ * from the load generator on the host (every answer verified). Under emulation this takes minutes, so
  * {@code -Delastikey.docker.arm64=false} leaves it out of a run.
  */
 class Arm64ImageTest {
