@@ -373,7 +373,7 @@ public final class Log implements AutoCloseable {
     /**
      * Removes a segment from the table, then keeps its file for reuse (see the class comment) or deletes it. Readers
      * holding it finish their read through the still-open channel; a file a reader still holds is deleted, never
-     * reused, since a reused file is written over. The file work happens outside the appenders' monitor: unlinking
+     * reused, since a reused file is written over. A deletion happens outside the appenders' monitor: unlinking
      * 64 MB of extents is file-system work no append should wait for.
      */
     public void removeSegment(Segment segment) throws IOException {
@@ -391,12 +391,13 @@ public final class Log implements AutoCloseable {
         Files.deleteIfExists(segment.path());
     }
 
-    /** Renames an emptied segment's file to {@code NNNNNNNNNN.free} when fewer than the most are kept. */
-    private boolean keepForReuse(Segment segment) {
-        synchronized (this) {
-            if (recycled.size() >= MAX_RECYCLED) {
-                return false;
-            }
+    /**
+     * Renames an emptied segment's file to {@code NNNNNNNNNN.free} when fewer than the most are kept. Under the
+     * monitor, so two removals cannot both take the last place; a rename is one metadata update, not an unlink.
+     */
+    private synchronized boolean keepForReuse(Segment segment) {
+        if (recycled.size() >= MAX_RECYCLED) {
+            return false;
         }
         Path kept = dir.resolve(RecordFormat.recycledFileName(segment.id()));
         try {
@@ -404,9 +405,7 @@ public final class Log implements AutoCloseable {
         } catch (IOException e) {
             return false; // deleted instead
         }
-        synchronized (this) {
-            recycled.addLast(kept);
-        }
+        recycled.addLast(kept);
         return true;
     }
 
