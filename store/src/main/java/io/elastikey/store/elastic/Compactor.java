@@ -67,15 +67,20 @@ final class Compactor {
      * segments are left for the next periodic checkpoint to delete (see the class comment), unless
      * {@value #MAX_MOVED} are waiting; without, the pass ends with one checkpoint and deletes them.
      */
-    synchronized int compactEligible(boolean deferRemoval) {
+    int compactEligible(boolean deferRemoval) {
+        return compactEligible(store.log.segments(), deferRemoval);
+    }
+
+    /** {@link #compactEligible(boolean)} over a listing of the log, which a checkpoint may have changed since. */
+    synchronized int compactEligible(Segment[] listing, boolean deferRemoval) {
         int removed = 0;
         double ratio = store.config().compactionGarbageRatio();
         try {
-            for (Segment s : store.log.segments()) {
+            for (Segment s : listing) {
                 if (store.isClosed()) {
                     break; // close() waits for this pass; stop at a segment boundary
                 }
-                if (s == store.log.active() || s.size() <= RecordFormat.SEGMENT_HEADER_SIZE || moved.contains(s)) {
+                if (s == store.log.active() || s.size() <= RecordFormat.SEGMENT_HEADER_SIZE || alreadyMoved(s)) {
                     continue;
                 }
                 if ((double) s.garbageBytes() / s.size() >= ratio && compact(s)) {
@@ -93,6 +98,15 @@ final class Compactor {
         return removed;
     }
 
+    /**
+     * Whether {@code s} was compacted already: it waits in {@link #moved} or a checkpoint has removed it since this
+     * pass listed the log. In that order, because {@link #remove} takes a segment out of the log before out of the
+     * list: a pass never finds one in neither and scans a closed file.
+     */
+    private boolean alreadyMoved(Segment s) {
+        return moved.contains(s) || s.isRetired();
+    }
+
     /** The segments moved so far and not yet deleted: what a checkpoint started now will cover. */
     List<Segment> moved() {
         return List.copyOf(moved);
@@ -104,9 +118,10 @@ final class Compactor {
      */
     int remove(List<Segment> covered) throws IOException {
         int removed = 0;
-        for (Segment s : covered) {
-            if (moved.remove(s)) {
-                store.log.removeSegment(s);
+        for (Segment s : covered) { // checkpoints take turns, so nothing else removes from the list meanwhile
+            if (moved.contains(s)) {
+                store.log.removeSegment(s); // retires it first: see alreadyMoved
+                moved.remove(s);
                 removed++;
             }
         }

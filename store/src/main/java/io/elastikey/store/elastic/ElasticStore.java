@@ -87,7 +87,7 @@ public final class ElasticStore implements KeyValueStore {
     private final ToIntFunction<byte[]> frequencyOf = this::frequency;
     volatile Tiers tiers;
     private final Resizer resizer;
-    private final Compactor compactor;
+    final Compactor compactor;
     private final ScheduledExecutorService maintenance;
     private final Object checkpointLock = new Object();
     private long checkpointedSequence;

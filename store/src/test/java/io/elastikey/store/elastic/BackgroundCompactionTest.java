@@ -83,6 +83,26 @@ class BackgroundCompactionTest {
         }
     }
 
+    @Test
+    void aPassThatListedTheLogBeforeACheckpointLeavesTheSegmentsItDeletedAlone() throws Exception {
+        int keys = 4 * KEYS_PER_SEGMENT;
+        try (ElasticStore store = ElasticStore.open(ElasticStoreConfig.builder(dir).memoryBudgetBytes(0)
+                .indexCapacity(10_000).fsyncPolicy(FsyncPolicy.NEVER).segmentSizeBytes(64 << 10)
+                .compactionGarbageRatio(0.5).compactionIntervalMillis(0).checkpointIntervalMillis(0).build())) {
+            List<Segment> first = writeThenOverwriteMost(store, keys);
+            store.compactor.compactEligible(true); // moved, left for a checkpoint
+            assertThat(store.compactor.moved()).containsAll(first);
+
+            Segment[] listed = store.log.segments(); // a background pass lists the log...
+            assertThat(store.checkpoint(false)).isGreaterThanOrEqualTo(first.size()); // ...a checkpoint deletes...
+            assertThat(first).allMatch(Segment::isRetired);
+            // ...and the pass must not scan them again: their files are closed (it failed on ClosedChannelException)
+            assertThat(store.compactor.compactEligible(listed, true)).isZero();
+            assertThat(store.compactor.moved()).isEmpty();
+            OverwrittenKeys.assertLatest(store, keys);
+        }
+    }
+
     /**
      * Writes {@code keys} keys, then overwrites seven in ten of them, so every segment of the first round holds 70%
      * garbage and some live records to move; returns the first round's sealed segments.
