@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Pick a sealed segment whose garbage (bytes no index entry points to) is at least the
  *       configured ratio of its size.
- *   <li>Scan it. Each record the index still points to is appended again at the head of the log
- *       and the index moved to the copy, under the key's stripe lock and the write lock, in batches
+ *   <li>Scan it. Each record the index still points to (looked up under the key's stripe lock) is appended again
+ *       at the head of the log and the index moved to the copy, under the stripe lock and the write lock, in batches
  *       exactly like a {@code putAll} of the same values: the log stays in write order, so replay and a full rebuild
  *       both end at the same state.
  *   <li>A tombstone is dropped when the segment is the oldest (no older put can remain to be
@@ -197,16 +197,18 @@ final class Compactor {
             }
             int[] locked = store.stripes.lockAll(records, 0, records.size());
             try {
+                // The stripes keep every writer of these keys out, so their index entries hold still: the lookups
+                // need no write lock, which the event loop's SETs wait for.
+                List<Map.Entry<byte[], byte[]>> current = new ArrayList<>(records.size());
+                Location loc = new Location();
+                for (int i = 0; i < records.size(); i++) {
+                    byte[] key = records.get(i).getKey();
+                    if (store.index.lookup(key, loc) && loc.sameAs(segmentId, offsets[i])) {
+                        current.add(records.get(i));
+                    }
+                }
                 store.writeLock.lock();
                 try {
-                    List<Map.Entry<byte[], byte[]>> current = new ArrayList<>(records.size());
-                    Location loc = new Location();
-                    for (int i = 0; i < records.size(); i++) {
-                        byte[] key = records.get(i).getKey();
-                        if (store.index.lookup(key, loc) && loc.sameAs(segmentId, offsets[i])) {
-                            current.add(records.get(i));
-                        }
-                    }
                     Log.Appended[] at = new Log.Appended[current.size()];
                     try {
                         store.log.appendPuts(current, 0, current.size(), at);

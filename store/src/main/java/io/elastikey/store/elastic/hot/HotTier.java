@@ -255,7 +255,8 @@ public final class HotTier implements AutoCloseable {
             return false;
         }
         long cost = cost(key.length, value.length);
-        long old = sizeOf(key);
+        long hash = KeyHash.hash64(key);
+        long old = table.valueLength(key, hash);
         long need = cost - (old < 0 ? 0 : cost(key.length, (int) old));
         while (usedBytes + need > budgetBytes) {
             if (frequencyOf == null || !evictOneLessFrequentThan(frequencyOf, frequency, key)) {
@@ -267,7 +268,6 @@ public final class HotTier implements AutoCloseable {
                 return false;
             }
         }
-        long hash = KeyHash.hash64(key);
         try {
             table.put(key, hash, value);
         } catch (OutOfMemoryError full) {
@@ -357,11 +357,6 @@ public final class HotTier implements AutoCloseable {
             return true;
         }
         return false;
-    }
-
-    /** The value size of the key in the map, or -1. */
-    private long sizeOf(byte[] key) {
-        return table.valueLength(key, KeyHash.hash64(key));
     }
 
     private boolean removeLocked(byte[] key) {
