@@ -21,6 +21,8 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
 import net.openhft.chronicle.map.ExternalMapQueryContext;
 import net.openhft.chronicle.map.MapEntry;
 import net.openhft.chronicle.map.MapSegmentContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The in-storage table of the reference design, kept in a Chronicle Map persisted to
@@ -37,6 +39,7 @@ import net.openhft.chronicle.map.MapSegmentContext;
  */
 public final class PersistedIndex implements AutoCloseable, LogRecovery.Index {
 
+    private static final Logger LOG = LoggerFactory.getLogger(PersistedIndex.class);
     private static final int VALUE_SIZE = 12;
     private static final ThreadLocal<byte[]> VALUE_SCRATCH = ThreadLocal.withInitial(() -> new byte[VALUE_SIZE]);
 
@@ -60,8 +63,27 @@ public final class PersistedIndex implements AutoCloseable, LogRecovery.Index {
             createAtomically(b, file);
         }
         File f = file.toFile();
-        ChronicleMap<byte[], byte[]> m = recover ? b.recoverPersistedTo(f, true) : b.createPersistedTo(f);
+        ChronicleMap<byte[], byte[]> m = recover ? recover(b, f) : b.createPersistedTo(f);
         return new PersistedIndex(file, m);
+    }
+
+    /**
+     * Chronicle's recovery, reported in one line. Left to itself, Chronicle logs an ERROR per inconsistency it
+     * repairs (a killed writer leaves some in the map's own bookkeeping, such as a segment's free-space hint) and a
+     * warning that recovery needs exclusive access, which the store's directory lock already guarantees: after a
+     * kill, an operator would read damage where there is a routine repair.
+     */
+    private static ChronicleMap<byte[], byte[]> recover(ChronicleMapBuilder<byte[], byte[]> b, File f)
+            throws IOException {
+        List<String> repaired = new ArrayList<>();
+        ChronicleMap<byte[], byte[]> m = b.recoverPersistedTo(f, true, c -> repaired.add(c.message()));
+        if (repaired.isEmpty()) {
+            LOG.info("index {} reopened after an unclean shutdown: nothing to repair", f);
+        } else {
+            LOG.warn("index {} reopened after an unclean shutdown: Chronicle Map repaired {} inconsistencies in its "
+                    + "own bookkeeping (the first: {})", f, repaired.size(), repaired.get(0));
+        }
+        return m;
     }
 
     private static ChronicleMapBuilder<byte[], byte[]> builder(long capacity, int averageKeySize) {
@@ -70,7 +92,10 @@ public final class PersistedIndex implements AutoCloseable, LogRecovery.Index {
                 .entries(capacity)
                 .averageKeySize(averageKeySize)
                 .constantValueSizeBySample(new byte[VALUE_SIZE])
-                .maxBloatFactor(8);
+                .maxBloatFactor(8)
+                // The store closes its index, last. Chronicle's own exit hook closed it while the store was still
+                // closing (the JVM runs shutdown hooks at once), and the store's last reads and checkpoint failed.
+                .skipCloseOnExitHook(true);
     }
 
     /**
