@@ -75,13 +75,18 @@ public final class PersistedIndex implements AutoCloseable, LogRecovery.Index {
      */
     private static ChronicleMap<byte[], byte[]> recover(ChronicleMapBuilder<byte[], byte[]> b, File f)
             throws IOException {
-        List<String> repaired = new ArrayList<>();
-        ChronicleMap<byte[], byte[]> m = b.recoverPersistedTo(f, true, c -> repaired.add(c.message()));
-        if (repaired.isEmpty()) {
+        long[] repaired = {0}; // a count and the first message: a badly torn map can report one per entry
+        String[] first = {null};
+        ChronicleMap<byte[], byte[]> m = b.recoverPersistedTo(f, true, c -> {
+            if (repaired[0]++ == 0) {
+                first[0] = c.message();
+            }
+        });
+        if (repaired[0] == 0) {
             LOG.info("index {} reopened after an unclean shutdown: nothing to repair", f);
         } else {
             LOG.warn("index {} reopened after an unclean shutdown: Chronicle Map repaired {} inconsistencies in its "
-                    + "own bookkeeping (the first: {})", f, repaired.size(), repaired.get(0));
+                    + "own bookkeeping (the first: {})", f, repaired[0], first[0]);
         }
         return m;
     }
