@@ -143,9 +143,10 @@ public final class ContentCache implements AutoCloseable {
      * The stored response for the request (the variant its {@code Vary} values select), fresh or stale but still
      * retained ({@link CachedResponse#retainUntil()}), or null. A fresh one counts as a hit and null as a miss; a
      * stale one is counted by the caller once it knows what became of it ({@link #countStale}). Never throws.
+     * Freshness is judged at {@code now}, the caller's one reading of {@link #now()} for the request: a second
+     * reading could fall past the entry's expiry, and the caller would then answer a counted hit as a miss.
      */
-    CachedResponse lookup(byte[] key, HttpHeaders request) {
-        long now = clock.millis();
+    CachedResponse lookup(byte[] key, HttpHeaders request, long now) {
         byte[] value = read(key);
         if (value != null && VaryIndex.isIndex(value)) {
             VaryIndex index = VaryIndex.decode(value);

@@ -138,8 +138,8 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
             return;
         }
         byte[] key = cache.keyOf(request);
-        CachedResponse entry = cache.lookup(key, request.headers());
         long now = cache.now();
+        CachedResponse entry = cache.lookup(key, request.headers(), now);
         if (entry != null && entry.isFresh(now)) {
             reply.sendStored(entry, HIT, now);
         } else if (head || !Conditionals.shareable(request.headers())) {

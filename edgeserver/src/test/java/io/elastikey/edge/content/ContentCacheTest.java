@@ -91,7 +91,7 @@ class ContentCacheTest {
     }
 
     private CachedResponse lookup(HttpRequest request) {
-        return cache.lookup(cache.keyOf(request), request.headers());
+        return cache.lookup(cache.keyOf(request), request.headers(), cache.now());
     }
 
     @Test
@@ -173,13 +173,33 @@ class ContentCacheTest {
             HttpRequest request = get("/ten");
             assertThat(store(timed, request, ok("x", "cache-control", "s-maxage=10, max-age=1"))).isTrue();
             clock.now = 1_000_000 + 9_999;
-            CachedResponse hit = timed.lookup(timed.keyOf(request), request.headers());
+            CachedResponse hit = timed.lookup(timed.keyOf(request), request.headers(), timed.now());
             assertThat(hit).isNotNull();
             FullHttpResponse response = hit.toResponse(HttpVersion.HTTP_1_1, false, clock.now);
             assertThat(response.headers().get("age")).isEqualTo("9");
             response.release();
             clock.now = 1_000_000 + 10_000;
-            assertThat(timed.lookup(timed.keyOf(request), request.headers())).isNull();
+            assertThat(timed.lookup(timed.keyOf(request), request.headers(), timed.now())).isNull();
+            assertThat(timed.stats().expired()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aLookupJudgesFreshnessAtTheInstantItIsGivenNotAtASecondReadingOfTheClock() throws Exception {
+        // The handler reads the clock once per request and answers HIT or MISS by that reading. Were the lookup to
+        // read it again, the two readings could straddle the expiry: a hit counted, a miss answered, and the
+        // expiry never counted.
+        MutableClock clock = new MutableClock(1_000_000);
+        try (ContentCache timed = new ContentCache(store, false, 1024, MAX_ENTRY, clock, 16, Long.MAX_VALUE)) {
+            HttpRequest request = get("/edge-of-expiry");
+            assertThat(store(timed, request, ok("x", "cache-control", "max-age=10"))).isTrue();
+            long requestArrived = 1_000_000 + 9_999;
+            clock.now = requestArrived + 1;
+            CachedResponse hit = timed.lookup(timed.keyOf(request), request.headers(), requestArrived);
+            assertThat(hit).isNotNull();
+            assertThat(hit.isFresh(requestArrived)).isTrue();
+            assertThat(timed.stats().hits()).isEqualTo(1);
+            assertThat(timed.lookup(timed.keyOf(request), request.headers(), clock.now)).isNull();
             assertThat(timed.stats().expired()).isEqualTo(1);
         }
     }
@@ -191,12 +211,12 @@ class ContentCacheTest {
             HttpRequest request = get("/aged");
             assertThat(store(timed, request, ok("x", "cache-control", "max-age=60", "age", "50"))).isTrue();
             clock.now += 9_000;
-            CachedResponse hit = timed.lookup(timed.keyOf(request), request.headers());
+            CachedResponse hit = timed.lookup(timed.keyOf(request), request.headers(), timed.now());
             FullHttpResponse response = hit.toResponse(HttpVersion.HTTP_1_1, false, clock.now);
             assertThat(response.headers().get("age")).isEqualTo("59");
             response.release();
             clock.now += 1_000;
-            assertThat(timed.lookup(timed.keyOf(request), request.headers())).isNull();
+            assertThat(timed.lookup(timed.keyOf(request), request.headers(), timed.now())).isNull();
             assertThat(store(timed, get("/old"), ok("x", "cache-control", "max-age=60", "age", "60"))).isFalse();
         }
     }
@@ -258,17 +278,18 @@ class ContentCacheTest {
             assertThat(store(timed, swr, ok("s", "cache-control", "max-age=1, stale-while-revalidate=10"))).isTrue();
             assertThat(store(timed, plain, ok("p", "cache-control", "max-age=1"))).isTrue();
             clock.now += 5_000;
-            CachedResponse stale = timed.lookup(timed.keyOf(swr), swr.headers());
+            CachedResponse stale = timed.lookup(timed.keyOf(swr), swr.headers(), timed.now());
             assertThat(stale.isFresh(clock.now)).isFalse();
             assertThat(stale.servableWhileRevalidating(clock.now)).isTrue();
             assertThat(stale.servableOnError(clock.now)).isFalse();
-            assertThat(timed.lookup(timed.keyOf(tagged), tagged.headers()).hasValidator()).isTrue();
-            assertThat(timed.lookup(timed.keyOf(plain), plain.headers())).as("nothing to do with it").isNull();
+            assertThat(timed.lookup(timed.keyOf(tagged), tagged.headers(), timed.now()).hasValidator()).isTrue();
+            assertThat(timed.lookup(timed.keyOf(plain), plain.headers(), timed.now())).as("nothing to do with it")
+                    .isNull();
             clock.now += 10_000;
-            assertThat(timed.lookup(timed.keyOf(swr), swr.headers())).as("past its window").isNull();
-            assertThat(timed.lookup(timed.keyOf(tagged), tagged.headers())).isNotNull();
+            assertThat(timed.lookup(timed.keyOf(swr), swr.headers(), timed.now())).as("past its window").isNull();
+            assertThat(timed.lookup(timed.keyOf(tagged), tagged.headers(), timed.now())).isNotNull();
             clock.now += CachedResponse.REVALIDATION_WINDOW_MILLIS;
-            assertThat(timed.lookup(timed.keyOf(tagged), tagged.headers())).isNull();
+            assertThat(timed.lookup(timed.keyOf(tagged), tagged.headers(), timed.now())).isNull();
         }
     }
 
@@ -281,7 +302,7 @@ class ContentCacheTest {
                     "content-type", "text/plain"))).isTrue();
             clock.now += 2_000;
             byte[] key = timed.keyOf(request);
-            CachedResponse stale = timed.lookup(key, request.headers());
+            CachedResponse stale = timed.lookup(key, request.headers(), timed.now());
             HttpHeaders notModified = new DefaultHttpHeaders().add("cache-control", "max-age=100")
                     .add("etag", "\"1\"");
             CachedResponse refreshed = timed.refresh(key, stale, notModified, request.headers());
@@ -289,7 +310,7 @@ class ContentCacheTest {
             assertThat(refreshed.header("cache-control")).isEqualTo("max-age=100");
             assertThat(refreshed.header("content-type")).isEqualTo("text/plain");
             timed.awaitWrites();
-            CachedResponse stored = timed.lookup(key, request.headers());
+            CachedResponse stored = timed.lookup(key, request.headers(), timed.now());
             assertThat(stored.isFresh(clock.now)).isTrue();
             assertThat(body(stored)).isEqualTo("body");
             assertThat(timed.refresh(key, stored, new DefaultHttpHeaders().add("cache-control", "no-store"),
@@ -367,7 +388,7 @@ class ContentCacheTest {
             small.awaitWrites();
             assertThat(small.stats().droppedStores()).isEqualTo(1);
             assertThat(small.stats().stores()).isEqualTo(2);
-            assertThat(body(small.lookup(small.keyOf(rb), rb.headers()))).isEqualTo("b");
+            assertThat(body(small.lookup(small.keyOf(rb), rb.headers(), small.now()))).isEqualTo("b");
         }
     }
 
@@ -385,7 +406,8 @@ class ContentCacheTest {
             assertThat(store(opened, request, ok("kept", "cache-control", "max-age=600"))).isTrue();
         }
         try (ContentCache reopened = ContentCache.openElastic(own, 1 << 20, 128 << 10)) {
-            assertThat(body(reopened.lookup(reopened.keyOf(request), request.headers()))).isEqualTo("kept");
+            CachedResponse kept = reopened.lookup(reopened.keyOf(request), request.headers(), reopened.now());
+            assertThat(body(kept)).isEqualTo("kept");
         }
     }
 
