@@ -64,7 +64,10 @@ final class EdgeProtocolNegotiator extends QuietProtocolNegotiator {
                     .maxHeaderListSize(maxHeaderBytes);
             String last = ProtocolErrorHandler.NAME;
             pipeline.addBefore(last, "h2-frames", RequestReadTimer.http2Connection(requestRead, errors));
-            pipeline.addBefore(last, "h2", Http2FrameCodecBuilder.forServer().initialSettings(settings).build());
+            // Required pseudo-headers checked by the codec: its stream codec would read a request without :method as
+            // trailers, and serve one without :scheme.
+            pipeline.addBefore(last, "h2", Http2FrameCodecBuilder.forServer().initialSettings(settings)
+                    .validateRequiredPseudoHeaders(true).build());
             pipeline.addBefore(last, "h2-streams", new Http2MultiplexHandler(
                     new ChannelInitializer<Http2StreamChannel>() {
                         @Override

@@ -252,14 +252,17 @@ final class Http2Requests extends Http2ChannelDuplexHandler {
     }
 
     /**
-     * A stream error the codec has answered with {@code RST_STREAM}: counted and logged like any protocol error, the
-     * connection left up. Connection errors go on to the {@link ProtocolErrorHandler}.
+     * A stream error the codec found (DATA after the end of the stream, a content-length the DATA does not match...):
+     * counted and logged like any protocol error, and the stream reset with its error code; the codec leaves that to
+     * whoever handles {@link Http2FrameStreamException}. The connection stays up. Connection errors go on to the
+     * {@link ProtocolErrorHandler}.
      */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) throws Exception {
         if (cause instanceof Http2FrameStreamException streamError) {
             forget(streamError.stream());
             errors.report(ctx.channel(), ProtocolErrorKind.HTTP2, ProtocolErrorKind.describe(cause));
+            reset(streamError.stream(), streamError.error());
             return;
         }
         super.exceptionCaught(ctx, cause);

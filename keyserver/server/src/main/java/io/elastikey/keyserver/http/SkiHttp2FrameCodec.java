@@ -87,6 +87,7 @@ final class SkiHttp2FrameCodec extends Http2FrameCodec {
             this.requestLog = requestLog;
             server(true);
             gracefulShutdownTimeoutMillis(0); // as Http2FrameCodecBuilder.forServer() sets it
+            validateRequiredPseudoHeaders(true); // RFC 9113, 8.3.1: a request without :scheme is malformed too
         }
 
         @Override
