@@ -13,8 +13,8 @@ import java.util.Locale;
 /**
  * Loads one of the project's JNI libraries: {@link #SCALEUP}, the bridge to libscaleup, or the key server's P-256
  * signer. A jar carries one build per platform at {@code native/<os>-<arch>/<file>} ({@code linux-x86_64},
- * {@code linux-aarch64}); the one for this JVM is copied to a temporary file (deleted on exit) and loaded with
- * {@link System#load}, once per instance and class loader.
+ * {@code linux-aarch64}); the one for this JVM is copied to a temporary file, loaded with {@link System#load} (once
+ * per instance and class loader), and the file deleted.
  *
  * <p>A system property names a library file to load instead, for development.
  */
@@ -54,17 +54,35 @@ public final class NativeLibrary {
             return;
         }
         String override = System.getProperty(overrideProperty);
-        Path path = override != null && !override.isEmpty() ? Path.of(override).toAbsolutePath()
-                : extract(resourceFor(platform(System.getProperty("os.name"), System.getProperty("os.arch"))));
+        boolean extracted = override == null || override.isEmpty();
+        Path path = extracted
+                ? extract(resourceFor(platform(System.getProperty("os.name"), System.getProperty("os.arch"))))
+                : Path.of(override).toAbsolutePath();
         try {
             System.load(path.toString());
         } catch (UnsatisfiedLinkError e) {
             throw linkError("could not load " + path + ": " + e.getMessage(), e);
+        } finally {
+            if (extracted) {
+                deleteExtracted(path);
+            }
         }
         loadedFrom = path;
     }
 
-    /** The file the library was loaded from, or {@code null} before {@link #load()}. */
+    /**
+     * Once loaded the library stays mapped, so its extracted copy is deleted now: left for deletion at exit, a copy
+     * stayed in the temporary directory after every JVM that was killed, and crash tests kill many.
+     */
+    private static void deleteExtracted(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            path.toFile().deleteOnExit();
+        }
+    }
+
+    /** The file the library was loaded from (an extracted copy is deleted by then); null before {@link #load()}. */
     public synchronized Path loadedFrom() {
         return loadedFrom;
     }
@@ -108,15 +126,18 @@ public final class NativeLibrary {
     }
 
     private Path extract(String resource) {
+        Path extracted = null;
         try (InputStream in = NativeLibrary.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw linkError("resource " + resource + " vanished", null);
             }
-            Path extracted = Files.createTempFile(file.replace(".so", "-"), ".so");
-            extracted.toFile().deleteOnExit();
+            extracted = Files.createTempFile(file.replace(".so", "-"), ".so");
             Files.copy(in, extracted, StandardCopyOption.REPLACE_EXISTING);
             return extracted;
         } catch (IOException e) {
+            if (extracted != null) {
+                deleteExtracted(extracted); // a full temporary directory leaves a partial copy
+            }
             throw linkError("could not extract " + resource + " to a temporary file: " + e, e);
         }
     }

@@ -36,6 +36,7 @@ class NativeLibraryTest {
     void loadsThisPlatformsLibraryFromAnExtractedResource() {
         NativeLibrary.SCALEUP.load();
         assertThat(NativeLibrary.SCALEUP.loadedFrom().getFileName().toString()).startsWith("libscaleup_jni-");
+        assertThat(NativeLibrary.SCALEUP.loadedFrom()).as("the extracted copy, deleted once loaded").doesNotExist();
         assertThat(LibScaleUp.strerror(-2)).contains("did not answer in time");
         assertThat(LibScaleUp.strerror(0)).isEqualTo("success");
     }
