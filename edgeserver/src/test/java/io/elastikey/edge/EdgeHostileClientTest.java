@@ -41,12 +41,13 @@ class EdgeHostileClientTest {
     static Path root;
     static EdgeFixture suite;
     static EdgeServer edge;
+    static SampleOrigin origin;
 
     @BeforeAll
     static void start() throws Exception {
         suite = EdgeFixture.create(root);
         KeyServer keyServer = suite.startKeyServer(0, 0);
-        SampleOrigin origin = suite.startOrigin();
+        origin = suite.startOrigin();
         edge = suite.startEdge(List.of(keyServer.address()), origin, Map.of("timeouts.request-read", "1s"));
     }
 
@@ -116,6 +117,32 @@ class EdgeHostileClientTest {
                 + "Connection: close\r\n\r\n", 0, "");
 
         assertThat(answer).startsWith("HTTP/1.1 417 ");
+    }
+
+    /**
+     * RFC 9112 3.2: an HTTP/1.1 request needs exactly one {@code Host}. With two, the edge and the origin could each
+     * take another (a cache keyed on one host holding the other's answer); none is refused too. HTTP/1.0 may omit it.
+     */
+    @Test
+    void aRequestWithTwoHostsOrNoneIsAnswered400AndNeverForwarded() throws Exception {
+        long originRequests = origin.requestCount();
+        assertThat(exchange("GET /hello HTTP/1.1\r\nHost: x\r\nHost: y\r\nConnection: close\r\n\r\n", 0, ""))
+                .startsWith("HTTP/1.1 400 ");
+        assertThat(exchange("GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n", 0, "")).startsWith("HTTP/1.1 400 ");
+        assertThat(origin.requestCount()).isEqualTo(originRequests);
+
+        assertThat(exchange("GET /nostore HTTP/1.0\r\n\r\n", 0, "")).startsWith("HTTP/1.0 200 ");
+    }
+
+    /** A transfer coding the edge cannot undo would reach the origin still applied and no longer labelled. */
+    @Test
+    void aTransferCodingOtherThanChunkedIsAnswered501AndNeverForwarded() throws Exception {
+        long originRequests = origin.requestCount();
+        String answer = exchange("POST /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n"
+                + "Connection: close\r\n\r\n0\r\n\r\n", 0, "");
+
+        assertThat(answer).startsWith("HTTP/1.1 501 ").contains("only the chunked transfer coding is served");
+        assertThat(origin.requestCount()).isEqualTo(originRequests);
     }
 
     /**

@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.AsciiString;
 import java.util.Map;
 import java.util.Objects;
@@ -64,6 +65,7 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
             414, "request line too long",
             417, "only the expectation 100-continue is served",
             431, "request headers too large",
+            501, "only the chunked transfer coding is served",
             505, "only HTTP/1.0, HTTP/1.1 and HTTP/2 are served");
 
     private final ContentCache cache;
@@ -115,8 +117,11 @@ public final class ContentHandler extends SimpleChannelInboundHandler<FullHttpRe
             return;
         }
         HttpResponseStatus lineProblem = RequestChecks.requestLineProblem(request, MAX_REQUEST_LINE);
+        if (lineProblem == null && !(ctx.channel() instanceof Http2StreamChannel)) {
+            lineProblem = RequestChecks.proxiedRequestProblem(request); // HTTP/2 framing and :authority need none
+        }
         if (lineProblem != null) {
-            errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, "request line refused with " + lineProblem);
+            errors.report(ctx.channel(), ProtocolErrorKind.HTTP1, "request refused with " + lineProblem);
             queue.complete(ctx, queue.reserve(true), Reply.text(HttpVersion.HTTP_1_1, lineProblem,
                     REFUSALS.get(lineProblem.code())));
             return;

@@ -73,6 +73,7 @@ final class EdgeProtocolNegotiator extends QuietProtocolNegotiator {
                         @Override
                         protected void initChannel(Http2StreamChannel stream) {
                             stream.pipeline().addLast(
+                                    new StreamRequestLineCheck(),
                                     new Http2StreamFrameToHttpObjectCodec(true),
                                     RequestReadTimer.http2Stream(requestRead, errors),
                                     new HttpObjectAggregator(maxBodyBytes),

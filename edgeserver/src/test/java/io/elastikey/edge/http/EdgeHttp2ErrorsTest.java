@@ -1,6 +1,7 @@
 // EdgeHttp2ErrorsTest -- malformed HTTP/2 requests and protocol errors get the error codes RFC 9113 names.
 package io.elastikey.edge.http;
 
+import io.elastikey.edge.content.Leaks;
 import io.elastikey.protocol.http.Http2FrameScript;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
 import io.netty.buffer.Unpooled;
@@ -21,6 +22,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,8 +36,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The edge's HTTP/2 pipeline ({@link EdgeProtocolNegotiator}) on an {@link EmbeddedChannel}, with a stand-in for the
  * content handler that answers {@code 200 ok} or holds the request, fed frames by an {@link Http2FrameScript}. What
  * h2spec checks in these cases, shown without it: a stream error resets the stream with its own code (never
- * {@code CANCEL}), a connection error's GOAWAY carries its code (never {@code NO_ERROR}).
+ * {@code CANCEL}), a connection error's GOAWAY carries its code (never {@code NO_ERROR}). Netty's leak detector
+ * watches every buffer ({@link Leaks}).
  */
+@ExtendWith(Leaks.class)
 class EdgeHttp2ErrorsTest {
     private final List<FullHttpRequest> held = new ArrayList<>();
     private final List<String> served = new ArrayList<>();
@@ -65,6 +69,20 @@ class EdgeHttp2ErrorsTest {
         client.headers(7, request(), true);
         assertThat(client.received().get(7)).containsExactly("headers 200", "data ok end");
         assertThat(served).containsExactly("/hello");
+    }
+
+    /** Netty's conversion of these to HTTP/1 requests loses a pooled buffer each: the leak check after the test. */
+    @Test
+    void aRequestNoHttpRequestLineCouldCarryIsResetWithProtocolError() {
+        client.headers(1, request().path("/a b"), true);
+        client.headers(3, request().method("GET /x"), true);
+        client.headers(5, request().method("CONNECT").authority("host:443 x"), true);
+        Map<Integer, List<String>> frames = client.received();
+        for (int stream : new int[] {1, 3, 5}) {
+            assertThat(frames.get(stream)).as("stream %d", stream)
+                    .containsExactly("rst " + Http2Error.PROTOCOL_ERROR.code());
+        }
+        assertThat(served).isEmpty();
     }
 
     @Test

@@ -45,6 +45,24 @@ public final class RequestChecks {
         return null;
     }
 
+    /**
+     * Why an HTTP/1.x {@code request}, aggregated, is not forwarded: RFC 9112 requires {@code 400} for an HTTP/1.1
+     * request without exactly one {@code Host} (or any request with several), since a proxy and the server behind
+     * it could take different ones; and a transfer coding other than {@code chunked} (left in the header once the
+     * aggregator has taken {@code chunked} out) is {@code 501}: the body would go on still encoded and unlabelled.
+     * {@code null} when neither applies. For a proxy; the key server routes by nothing a client names.
+     */
+    public static HttpResponseStatus proxiedRequestProblem(HttpRequest request) {
+        int hosts = request.headers().getAll(HttpHeaderNames.HOST).size();
+        if (hosts > 1 || hosts == 0 && request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
+            return HttpResponseStatus.BAD_REQUEST;
+        }
+        if (request.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            return HttpResponseStatus.NOT_IMPLEMENTED;
+        }
+        return null;
+    }
+
     /** The status for a request whose decoder result failed with {@code cause}. */
     public static HttpResponseStatus undecodable(Throwable cause) {
         if (cause instanceof RequestReadTimeoutException) {

@@ -8,6 +8,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.AttributeKey;
 import org.slf4j.Logger;
@@ -28,8 +30,9 @@ import java.util.function.Consumer;
  * one line (remote address, kind, short reason, no stack trace), at most one per connection and at most
  * {@value #LINES_PER_SECOND} a second for the whole server ({@link RateLimitedLog}). Anything else is the server's own
  * failure and keeps its stack trace, at WARN, under the same rate limit. Either way the channel is closed: for an
- * HTTP/2 stream that resets the stream (with the HTTP/2 error code the exception carries, else {@code CANCEL}), for
- * a connection it ends it (HTTP/2 sends GOAWAY first, with the error's code).
+ * HTTP/2 stream that resets the stream (with the HTTP/2 error code the exception carries, else {@code PROTOCOL_ERROR}
+ * for the client's error and {@code INTERNAL_ERROR} for ours), for a connection it ends it (HTTP/2 sends GOAWAY
+ * first, with the error's code).
  *
  * <p>Sharable: one instance serves every connection and stream of a server. Codecs that answer a malformed request
  * themselves (an HTTP/1.1 {@code 400}, a request-read timeout) report it with {@link #report}.
@@ -78,20 +81,23 @@ public final class ProtocolErrorHandler extends ChannelInboundHandlerAdapter {
         } else {
             ownErrors.log("unexpected failure on the connection from {}, closing it", remote(ctx.channel()), cause);
         }
-        if (Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
-            if (ctx.channel() instanceof Http2StreamChannel) {
-                // The stream's pipeline resets the stream with the error code the exception carries (STREAM_CLOSED,
-                // PROTOCOL_ERROR...) when the exception reaches its end; a close here would reset it with CANCEL.
-                ctx.fireExceptionCaught(cause);
-                return;
-            }
-            if (ctx.pipeline().get(Http2ConnectionHandler.class) != null) {
-                // A connection error: the codec sends GOAWAY with its code and closes once this handler returns; a
-                // close now would send GOAWAY with NO_ERROR first. The close queued here is for an error raised
-                // past the codec, which nothing else would close for.
-                ctx.executor().execute(ctx::close);
-                return;
-            }
+        if (ctx.channel() instanceof Http2StreamChannel stream) {
+            // The stream's pipeline resets the stream with the code of the HTTP/2 error that reaches its end
+            // (STREAM_CLOSED, PROTOCOL_ERROR...); a close here would reset it with CANCEL, which says the client
+            // gave up. A request that cannot be read is the client's PROTOCOL_ERROR, a failure here our own.
+            ctx.fireExceptionCaught(Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null ? cause
+                    : Http2Exception.streamError(stream.stream().id(),
+                            kind != null ? Http2Error.PROTOCOL_ERROR : Http2Error.INTERNAL_ERROR, cause, "%s",
+                            ProtocolErrorKind.describe(cause)));
+            return;
+        }
+        boolean http2Error = Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null;
+        if (http2Error && ctx.pipeline().get(Http2ConnectionHandler.class) != null) {
+            // A connection error: the codec sends GOAWAY with its code and closes once this handler returns; a close
+            // now would send GOAWAY with NO_ERROR first. The close queued here is for an error raised past the codec,
+            // which nothing else would close for.
+            ctx.executor().execute(ctx::close);
+            return;
         }
         ctx.close();
     }
