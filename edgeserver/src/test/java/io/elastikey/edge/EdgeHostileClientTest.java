@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
@@ -48,7 +49,8 @@ class EdgeHostileClientTest {
         suite = EdgeFixture.create(root);
         KeyServer keyServer = suite.startKeyServer(0, 0);
         origin = suite.startOrigin();
-        edge = suite.startEdge(List.of(keyServer.address()), origin, Map.of("timeouts.request-read", "1s"));
+        edge = suite.startEdge(List.of(keyServer.address()), origin, Map.of("timeouts.request-read", "1s",
+                "limits.answer-backlog", "256k"));
     }
 
     @AfterAll
@@ -143,6 +145,31 @@ class EdgeHostileClientTest {
 
         assertThat(answer).startsWith("HTTP/1.1 501 ").contains("only the chunked transfer coding is served");
         assertThat(origin.requestCount()).isEqualTo(originRequests);
+    }
+
+    /**
+     * A client that pipelines requests for 1 MB answers and reads nothing: once a connection has more than
+     * {@code limits.answer-backlog} (256 KiB here) of answers unsent, the next one is replaced by a 503 that closes
+     * it, and the answers behind that are dropped instead of being kept for a client that does not read.
+     */
+    @Test
+    void anHttp1ClientThatDoesNotReadGets503AndIsClosedOnceItsBacklogIsFull() throws Exception {
+        double refusedBefore = EdgeFixture.metric(edge.adminAddress(), "elastikey_edge_answers_refused_total");
+        try (SSLSocket socket = connect(null)) {
+            StringBuilder requests = new StringBuilder();
+            for (int i = 0; i < 30; i++) {
+                requests.append("GET /bytes/1000000 HTTP/1.1\r\nHost: x\r\n\r\n");
+            }
+            socket.getOutputStream().write(requests.toString().getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            await(() -> EdgeFixture.metric(edge.adminAddress(), "elastikey_edge_answers_refused_total")
+                    > refusedBefore);
+
+            List<String> statuses = Pattern.compile("HTTP/1\\.1 (\\d{3}) ").matcher(readUntilClosed(socket)).results()
+                    .map(m -> m.group(1)).toList();
+            assertThat(statuses).hasSizeLessThan(30).endsWith("503").contains("200");
+            assertThat(statuses.subList(0, statuses.size() - 1)).containsOnly("200");
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import io.elastikey.protocol.config.ConfigOptions;
 import io.elastikey.protocol.config.ConfigSource;
 import io.elastikey.protocol.config.Values;
 import io.elastikey.protocol.ski.SkiHttpVersion;
+import io.netty.util.internal.PlatformDependent;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -60,6 +61,8 @@ public final class EdgeConfig {
     private final int maxConnections;
     private final int maxHeaderBytes;
     private final int maxBodyBytes;
+    private final long answerBacklog;
+    private final long answerBacklogTotal;
     private final Duration handshakeTimeout;
     private final Duration idleTimeout;
     private final Duration requestRead;
@@ -116,6 +119,9 @@ public final class EdgeConfig {
         maxConnections = Values.positiveInt("limits.connections", or(source.get("limits.connections"), "10000"));
         maxHeaderBytes = intSize("limits.header", or(source.get("limits.header"), "16k"));
         maxBodyBytes = intSize("limits.body", or(source.get("limits.body"), "1m"));
+        answerBacklog = positiveSize("limits.answer-backlog", or(source.get("limits.answer-backlog"), "32m"));
+        answerBacklogTotal = positiveSize("limits.answer-backlog-total", or(source.get("limits.answer-backlog-total"),
+                Long.toString(Math.max(64L << 20, PlatformDependent.maxDirectMemory() / 4))));
         handshakeTimeout = positive("timeouts.handshake", or(source.get("timeouts.handshake"), "10s"));
         idleTimeout = positive("timeouts.idle", or(source.get("timeouts.idle"), "60s"));
         requestRead = positive("timeouts.request-read", or(source.get("timeouts.request-read"), "30s"));
@@ -186,6 +192,10 @@ public final class EdgeConfig {
     public int maxConnections() { return maxConnections; }
     public int maxHeaderBytes() { return maxHeaderBytes; }
     public int maxBodyBytes() { return maxBodyBytes; }
+    /** Bytes of answers one connection may have written and not yet taken; past it, answers are refused. */
+    public long answerBacklog() { return answerBacklog; }
+    /** The same over every connection: by default a quarter of the JVM's direct memory limit. */
+    public long answerBacklogTotal() { return answerBacklogTotal; }
     public Duration handshakeTimeout() { return handshakeTimeout; }
     public Duration idleTimeout() { return idleTimeout; }
     /** How long a request, head and body, may take to arrive from its first byte; then 408 and close. */
@@ -263,6 +273,14 @@ public final class EdgeConfig {
             throw new ConfigException(name + ": must be greater than zero");
         }
         return d;
+    }
+
+    private static long positiveSize(String name, String text) {
+        long bytes = Values.size(name, text);
+        if (bytes < 1) {
+            throw new ConfigException(name + ": must be at least 1 byte");
+        }
+        return bytes;
     }
 
     private static int intSize(String name, String text) {

@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  *   tls         SslHandler (BoringSSL)   handshake; the private-key step goes to the key server
  *   handshake   HandshakeRecorder        full or resumed, and how long it took (then leaves)
  *   idle        IdleStateHandler + IdleConnectionCloser
- *   alpn        EdgeProtocolNegotiator   h2 or http/1.1 (with request-read timers), then the content handler
+ *   alpn        EdgeProtocolNegotiator   h2 or http/1.1 (with request-read timers), then the answer backlog
+ *                                        limit and the content handler
  *   protocol-errors ProtocolErrorHandler every exception ends here: one counted line, no stack trace
  * </pre>
  */
@@ -35,6 +36,7 @@ public final class EdgeInitializer extends ChannelInitializer<SocketChannel> {
     private final ConnectionLimiter limiter;
     private final Supplier<ChannelHandler> content;
     private final ProtocolErrorHandler errors;
+    private final AnswerBacklogLimit backlog;
 
     public EdgeInitializer(EdgeConfig config, EdgeTls tls, EdgeMetrics metrics, ProtocolErrorHandler errors,
                            Supplier<ChannelHandler> content) {
@@ -45,6 +47,12 @@ public final class EdgeInitializer extends ChannelInitializer<SocketChannel> {
         this.errors = errors;
         this.limiter = new ConnectionLimiter(config.maxConnections(), metrics::connectionRefused);
         metrics.gauge("elastikey.edge.connections.open", "Open client connections", limiter, ConnectionLimiter::open);
+        this.backlog = new AnswerBacklogLimit(config.answerBacklog(), config.answerBacklogTotal());
+        metrics.gauge("elastikey.edge.answers.unsent.bytes", "Bytes of answers written and not yet taken by clients",
+                backlog, AnswerBacklogLimit::unsent);
+        metrics.counter("elastikey.edge.answers.refused", "Answers not sent: their client had too many unread "
+                + "(limits.answer-backlog) or the edge did (limits.answer-backlog-total)", backlog,
+                AnswerBacklogLimit::refused);
     }
 
     @Override
@@ -58,7 +66,7 @@ public final class EdgeInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
         pipeline.addLast("alpn", new EdgeProtocolNegotiator(config.maxHeaderBytes(), config.maxBodyBytes(),
-                config.requestRead(), errors, content));
+                config.requestRead(), errors, backlog, content));
         pipeline.addLast(ProtocolErrorHandler.NAME, errors);
     }
 }

@@ -37,14 +37,16 @@ final class EdgeProtocolNegotiator extends QuietProtocolNegotiator {
     private final int maxBodyBytes;
     private final Duration requestRead;
     private final ProtocolErrorHandler errors;
+    private final AnswerBacklogLimit backlog;
     private final Supplier<ChannelHandler> content;
 
     EdgeProtocolNegotiator(int maxHeaderBytes, int maxBodyBytes, Duration requestRead, ProtocolErrorHandler errors,
-                           Supplier<ChannelHandler> content) {
+                           AnswerBacklogLimit backlog, Supplier<ChannelHandler> content) {
         this.maxHeaderBytes = maxHeaderBytes;
         this.maxBodyBytes = maxBodyBytes;
         this.requestRead = requestRead;
         this.errors = errors;
+        this.backlog = backlog;
         this.content = content;
     }
 
@@ -77,6 +79,7 @@ final class EdgeProtocolNegotiator extends QuietProtocolNegotiator {
                                     new Http2StreamFrameToHttpObjectCodec(true),
                                     RequestReadTimer.http2Stream(requestRead, errors),
                                     new HttpObjectAggregator(maxBodyBytes),
+                                    backlog,
                                     content.get(),
                                     errors);
                         }
@@ -86,6 +89,7 @@ final class EdgeProtocolNegotiator extends QuietProtocolNegotiator {
             pipeline.addBefore(last, "http", new HttpServerCodec(ContentHandler.MAX_REQUEST_LINE, maxHeaderBytes, 8192));
             RequestReadTimer.installHttp1(pipeline, "http", requestRead, errors);
             pipeline.addBefore(last, "aggregate", new OversizedRequestAggregator(maxBodyBytes));
+            pipeline.addBefore(last, "backlog", backlog);
             pipeline.addBefore(last, "content", content.get());
         } else {
             throw new IllegalStateException("ALPN chose an unknown protocol: " + protocol);

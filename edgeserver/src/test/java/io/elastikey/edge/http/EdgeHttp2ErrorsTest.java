@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,8 @@ class EdgeHttp2ErrorsTest {
     private final List<FullHttpRequest> held = new ArrayList<>();
     private final List<String> served = new ArrayList<>();
     private boolean hold;
+    private int answerBytes = 2;
+    private final AnswerBacklogLimit backlog = new AnswerBacklogLimit(1 << 20, 16 << 20);
     private final EmbeddedChannel server = edge();
     private final Http2FrameScript client = new Http2FrameScript(server);
 
@@ -95,6 +98,29 @@ class EdgeHttp2ErrorsTest {
         assertThat(server.isActive()).isTrue();
     }
 
+    /**
+     * A client that asks on several streams and never opens its receive window: the first answer waits in flow
+     * control, and the next ones would take the connection past its backlog (1 MiB here), so their streams are reset.
+     */
+    @Test
+    void answersPastTheConnectionsBacklogAreNotKeptForAClientThatDoesNotRead() {
+        answerBytes = 700 * 1024;
+        client.send((writer, ctx) -> {
+            writer.writeSettings(ctx, new Http2Settings().initialWindowSize(0), ctx.newPromise());
+            writer.writeHeaders(ctx, 1, request(), 0, true, ctx.newPromise());
+            writer.writeHeaders(ctx, 3, request(), 0, true, ctx.newPromise());
+            writer.writeHeaders(ctx, 5, request(), 0, true, ctx.newPromise());
+        });
+        Map<Integer, List<String>> frames = client.received();
+        assertThat(frames.get(1)).containsExactly("headers 200");
+        for (int stream : new int[] {3, 5}) {
+            assertThat(frames.get(stream)).as("stream %d", stream)
+                    .containsExactly("rst " + Http2Error.ENHANCE_YOUR_CALM.code());
+        }
+        assertThat(backlog.refused()).isEqualTo(2);
+        assertThat(backlog.unsent()).isEqualTo(answerBytes);
+    }
+
     @Test
     void aConnectionErrorIsAnsweredWithGoAwayCarryingItsCode() {
         // Two increments that take the connection's send window past 2^31-1 (RFC 9113, 6.9.1).
@@ -122,7 +148,7 @@ class EdgeHttp2ErrorsTest {
                 false);
         ProtocolErrorHandler errors = new ProtocolErrorHandler(kind -> { });
         EdgeProtocolNegotiator negotiator = new EdgeProtocolNegotiator(16 * 1024, 64 * 1024, Duration.ofSeconds(10),
-                errors, StandIn::new);
+                errors, backlog, StandIn::new);
         channel.pipeline().addLast("alpn", negotiator);
         channel.pipeline().addLast(ProtocolErrorHandler.NAME, errors);
         negotiator.configurePipeline(channel.pipeline().context(negotiator), ApplicationProtocolNames.HTTP_2);
@@ -130,7 +156,7 @@ class EdgeHttp2ErrorsTest {
         return channel;
     }
 
-    /** The content handler's place: answers {@code 200 ok}, or holds the request when the test says so. */
+    /** The content handler's place: answers {@code 200 okok...}, or holds the request when the test says so. */
     private final class StandIn extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -142,8 +168,8 @@ class EdgeHttp2ErrorsTest {
             served.add(request.uri());
             request.release();
             FullHttpResponse ok = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                    Unpooled.copiedBuffer("ok", StandardCharsets.US_ASCII));
-            ok.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 2);
+                    Unpooled.copiedBuffer("ok".repeat(answerBytes / 2), StandardCharsets.US_ASCII));
+            ok.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, answerBytes);
             ctx.writeAndFlush(ok);
         }
     }
