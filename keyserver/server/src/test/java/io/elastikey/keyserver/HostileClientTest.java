@@ -114,6 +114,49 @@ class HostileClientTest {
         });
     }
 
+    /**
+     * A client that pipelines requests and never reads the answers (a compromised edge, say): once its answers are
+     * over the connection's write buffer, the key server stops reading its requests instead of answering every one
+     * into memory, and the client's writes are held back. 500,000 requests for a key that does not exist: without
+     * the hold the server answered all of them, keeping the answers for a client that never took them.
+     */
+    @Test
+    void aClientThatDoesNotReadItsAnswersIsNotReadFromEither() throws Exception {
+        byte[] request = RawHttp.post("{\"method\":\"ECDHE\",\"hash\":\"SHA-256\",\"spki\":\"" + "00".repeat(20)
+                + "\",\"input\":\"AAECAw==\"}").getBytes(StandardCharsets.US_ASCII);
+        int sent = 500_000;
+        double before = fixture.metrics().value("elastikey_ski_requests_total");
+        try (Socket plain = new Socket(InetAddress.getLoopbackAddress(), fixture.server().address().getPort());
+             SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(plain, "127.0.0.1", plain.getPort(),
+                     false)) {
+            socket.startHandshake();
+            Thread writer = new Thread(() -> {
+                try {
+                    OutputStream out = socket.getOutputStream();
+                    for (int i = 0; i < sent; i++) {
+                        out.write(request);
+                    }
+                    out.flush();
+                } catch (IOException closed) {
+                    // the test closed the socket under a blocked write
+                }
+            }, "client-that-does-not-read");
+            writer.setDaemon(true);
+            writer.start();
+            double answered;
+            double now = fixture.metrics().value("elastikey_ski_requests_total");
+            do { // until the server stops answering: held back, or done with every request
+                answered = now;
+                Thread.sleep(1000);
+                now = fixture.metrics().value("elastikey_ski_requests_total");
+            } while (now != answered);
+
+            assertThat(answered - before).isLessThan(sent / 2.0);
+            assertThat(writer.isAlive()).as("the client's writes are held back").isTrue();
+            plain.close(); // under the blocked writer; closing TLS first would wait for it to send close_notify
+        }
+    }
+
     @Test
     void unparsableHttp1IsAnswered400AndCountedWithoutAStackTrace() throws Exception {
         assertOneQuietLineCounted("http1", () -> {

@@ -10,6 +10,7 @@ import io.elastikey.protocol.keyless.KeylessError;
 import io.elastikey.protocol.keyless.KeylessMessage;
 import io.elastikey.protocol.keyless.KeylessOpcode;
 import io.elastikey.protocol.keyless.KeylessProblem;
+import io.elastikey.protocol.net.ReadGate;
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiException;
@@ -91,7 +92,7 @@ final class KeylessRequestHandler extends ChannelInboundHandlerAdapter {
 
     private void execute(ChannelHandlerContext ctx, Caller caller, int id, SkiRequest request, long start) {
         if (++inFlight >= maxInFlight) {
-            ctx.channel().config().setAutoRead(false);
+            ReadGate.hold(ctx.channel(), ReadGate.Reason.REQUESTS_IN_FLIGHT);
         }
         service.execute(caller, request, start + deadlineNanos).whenComplete((output, failure) -> {
             if (ctx.executor().inEventLoop()) {
@@ -104,8 +105,8 @@ final class KeylessRequestHandler extends ChannelInboundHandlerAdapter {
 
     private void completed(ChannelHandlerContext ctx, Caller caller, int id, SkiRequest request, byte[] output,
                            Throwable failure, long start) {
-        if (--inFlight <= maxInFlight / 2 && !ctx.channel().config().isAutoRead()) {
-            ctx.channel().config().setAutoRead(true);
+        if (--inFlight <= maxInFlight / 2) {
+            ReadGate.release(ctx.channel(), ReadGate.Reason.REQUESTS_IN_FLIGHT);
         }
         if (failure == null) {
             answer(ctx, id, KeylessOpcode.RESPONSE, output);

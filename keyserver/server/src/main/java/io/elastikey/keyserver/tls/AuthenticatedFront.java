@@ -7,6 +7,7 @@ import io.elastikey.keyserver.ski.CallerResolver;
 import io.elastikey.protocol.net.ConnectionLimiter;
 import io.elastikey.protocol.net.IdleConnectionCloser;
 import io.elastikey.protocol.net.ProtocolErrorHandler;
+import io.elastikey.protocol.net.WritabilityReadGate;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandler;
@@ -16,9 +17,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Connection limit, TLS with a required client certificate (the reloading context), idle timeout and its closer,
- * client authentication: what the SKI and the Keyless endpoint put in front of their own protocol, so both refuse
- * the same clients the same way. One per endpoint: its connection limit and gauge count that endpoint's
- * connections; its {@link ProtocolErrorHandler} goes last in the endpoint's pipeline.
+ * no reading from a client that leaves its answers unread, client authentication: what the SKI and the Keyless
+ * endpoint put in front of their own protocol, so both refuse the same clients the same way. One per endpoint: its
+ * connection limit and gauge count that endpoint's connections; its {@link ProtocolErrorHandler} goes last in the
+ * endpoint's pipeline.
  */
 public final class AuthenticatedFront {
     private final KeyServerConfig config;
@@ -49,6 +51,7 @@ public final class AuthenticatedFront {
         pipeline.addLast("tls", ssl);
         pipeline.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
         pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
+        pipeline.addLast("unread-answers", WritabilityReadGate.INSTANCE);
         pipeline.addLast("client", new ClientAuthenticationHandler(callers, metrics));
     }
 
