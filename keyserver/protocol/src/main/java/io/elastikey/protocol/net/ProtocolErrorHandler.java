@@ -81,17 +81,16 @@ public final class ProtocolErrorHandler extends ChannelInboundHandlerAdapter {
         } else {
             ownErrors.log("unexpected failure on the connection from {}, closing it", remote(ctx.channel()), cause);
         }
+        boolean http2Error = Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null;
         if (ctx.channel() instanceof Http2StreamChannel stream) {
             // The stream's pipeline resets the stream with the code of the HTTP/2 error that reaches its end
             // (STREAM_CLOSED, PROTOCOL_ERROR...); a close here would reset it with CANCEL, which says the client
             // gave up. A request that cannot be read is the client's PROTOCOL_ERROR, a failure here our own.
-            ctx.fireExceptionCaught(Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null ? cause
-                    : Http2Exception.streamError(stream.stream().id(),
-                            kind != null ? Http2Error.PROTOCOL_ERROR : Http2Error.INTERNAL_ERROR, cause, "%s",
-                            ProtocolErrorKind.describe(cause)));
+            ctx.fireExceptionCaught(http2Error ? cause : Http2Exception.streamError(stream.stream().id(),
+                    kind != null ? Http2Error.PROTOCOL_ERROR : Http2Error.INTERNAL_ERROR, cause, "%s",
+                    ProtocolErrorKind.describe(cause)));
             return;
         }
-        boolean http2Error = Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null;
         if (http2Error && ctx.pipeline().get(Http2ConnectionHandler.class) != null) {
             // A connection error: the codec sends GOAWAY with its code and closes once this handler returns; a close
             // now would send GOAWAY with NO_ERROR first. The close queued here is for an error raised past the codec,

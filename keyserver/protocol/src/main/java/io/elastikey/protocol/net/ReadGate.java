@@ -41,11 +41,6 @@ public final class ReadGate {
         }
     }
 
-    /** Whether {@code reason} holds {@code channel}'s reads. */
-    public static boolean holds(Channel channel, Reason reason) {
-        return (of(channel).held & 1 << reason.ordinal()) != 0;
-    }
-
     private static ReadGate of(Channel channel) {
         ReadGate gate = channel.attr(KEY).get();
         if (gate == null) {
