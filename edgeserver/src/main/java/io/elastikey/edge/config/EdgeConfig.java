@@ -278,14 +278,14 @@ public final class EdgeConfig {
     private static long positiveSize(String name, String text) {
         long bytes = Values.size(name, text);
         if (bytes < 1) {
-            throw new ConfigException(name + ": must be at least 1 byte");
+            throw new ConfigException(name + ": " + text + " is less than 1 byte");
         }
         return bytes;
     }
 
     private static int intSize(String name, String text) {
-        long bytes = Values.size(name, text);
-        if (bytes < 1 || bytes > Integer.MAX_VALUE) {
+        long bytes = positiveSize(name, text);
+        if (bytes > Integer.MAX_VALUE) {
             throw new ConfigException(name + ": " + text + " is outside 1 byte to 2 GiB");
         }
         return (int) bytes;

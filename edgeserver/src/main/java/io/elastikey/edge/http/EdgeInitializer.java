@@ -2,6 +2,7 @@ package io.elastikey.edge.http;
 
 import io.elastikey.edge.admin.EdgeMetrics;
 import io.elastikey.edge.config.EdgeConfig;
+import io.elastikey.edge.content.AnswerBacklogLimit;
 import io.elastikey.edge.tls.EdgeTls;
 import io.elastikey.protocol.net.ConnectionLimiter;
 import io.elastikey.protocol.net.IdleConnectionCloser;

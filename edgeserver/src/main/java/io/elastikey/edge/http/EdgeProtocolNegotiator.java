@@ -1,5 +1,6 @@
 package io.elastikey.edge.http;
 
+import io.elastikey.edge.content.AnswerBacklogLimit;
 import io.elastikey.edge.content.ContentHandler;
 import io.elastikey.protocol.http.OversizedRequestAggregator;
 import io.elastikey.protocol.http.RequestReadTimer;
@@ -75,7 +76,7 @@ final class EdgeProtocolNegotiator extends QuietProtocolNegotiator {
                         @Override
                         protected void initChannel(Http2StreamChannel stream) {
                             stream.pipeline().addLast(
-                                    new StreamRequestLineCheck(),
+                                    StreamRequestLineCheck.INSTANCE,
                                     new Http2StreamFrameToHttpObjectCodec(true),
                                     RequestReadTimer.http2Stream(requestRead, errors),
                                     new HttpObjectAggregator(maxBodyBytes),

@@ -179,27 +179,10 @@ class ContentCacheTest {
             assertThat(response.headers().get("age")).isEqualTo("9");
             response.release();
             clock.now = 1_000_000 + 10_000;
+            // Judged at the instant the caller gives, not at a second reading of the clock: the handler reads it
+            // once per request, and two readings that straddled the expiry answered a counted hit as a miss.
+            assertThat(timed.lookup(timed.keyOf(request), request.headers(), 1_000_000 + 9_999)).isNotNull();
             assertThat(timed.lookup(timed.keyOf(request), request.headers(), timed.now())).isNull();
-            assertThat(timed.stats().expired()).isEqualTo(1);
-        }
-    }
-
-    @Test
-    void aLookupJudgesFreshnessAtTheInstantItIsGivenNotAtASecondReadingOfTheClock() throws Exception {
-        // The handler reads the clock once per request and answers HIT or MISS by that reading. Were the lookup to
-        // read it again, the two readings could straddle the expiry: a hit counted, a miss answered, and the
-        // expiry never counted.
-        MutableClock clock = new MutableClock(1_000_000);
-        try (ContentCache timed = new ContentCache(store, false, 1024, MAX_ENTRY, clock, 16, Long.MAX_VALUE)) {
-            HttpRequest request = get("/edge-of-expiry");
-            assertThat(store(timed, request, ok("x", "cache-control", "max-age=10"))).isTrue();
-            long requestArrived = 1_000_000 + 9_999;
-            clock.now = requestArrived + 1;
-            CachedResponse hit = timed.lookup(timed.keyOf(request), request.headers(), requestArrived);
-            assertThat(hit).isNotNull();
-            assertThat(hit.isFresh(requestArrived)).isTrue();
-            assertThat(timed.stats().hits()).isEqualTo(1);
-            assertThat(timed.lookup(timed.keyOf(request), request.headers(), clock.now)).isNull();
             assertThat(timed.stats().expired()).isEqualTo(1);
         }
     }

@@ -1,6 +1,7 @@
 // EdgeHttp2ErrorsTest -- malformed HTTP/2 requests and protocol errors get the error codes RFC 9113 names.
 package io.elastikey.edge.http;
 
+import io.elastikey.edge.content.AnswerBacklogLimit;
 import io.elastikey.edge.content.Leaks;
 import io.elastikey.protocol.http.Http2FrameScript;
 import io.elastikey.protocol.net.ProtocolErrorHandler;

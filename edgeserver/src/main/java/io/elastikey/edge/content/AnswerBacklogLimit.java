@@ -1,14 +1,12 @@
 // AnswerBacklogLimit -- bounds the bytes of answers written for clients that have not taken them yet.
-package io.elastikey.edge.http;
+package io.elastikey.edge.content;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -20,7 +18,6 @@ import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -35,32 +32,31 @@ import java.util.concurrent.atomic.LongAdder;
  * connection gets {@code 503} in its place and is closed (answers pipelined behind it are dropped). The answer
  * was fetched and may be cached; it is only not kept for this client.
  *
- * <p>Sits before the content handler in each HTTP/1.1 connection and HTTP/2 stream pipeline; one instance per edge.
+ * <p>Sits right before the {@link ContentHandler} in each HTTP/1.1 connection and HTTP/2 stream pipeline, so it sees
+ * every answer that handler writes; one instance per edge.
  * A connection's backlog is touched only on its event loop (its streams share it); the edge's is atomic.
  */
 @Sharable
-final class AnswerBacklogLimit extends ChannelOutboundHandlerAdapter {
+public final class AnswerBacklogLimit extends ChannelOutboundHandlerAdapter {
     private static final AttributeKey<Backlog> BACKLOG = AttributeKey.valueOf(AnswerBacklogLimit.class, "backlog");
-    private static final byte[] BUSY = "503 Service Unavailable: too many answers not yet read on this connection\n"
-            .getBytes(StandardCharsets.US_ASCII);
 
     private final long perConnection;
     private final long total;
     private final AtomicLong unsent = new AtomicLong();
     private final LongAdder refused = new LongAdder();
 
-    AnswerBacklogLimit(long perConnection, long total) {
+    public AnswerBacklogLimit(long perConnection, long total) {
         this.perConnection = perConnection;
         this.total = total;
     }
 
     /** Bytes of answers written and not yet taken by their clients, over every connection. */
-    long unsent() {
+    public long unsent() {
         return unsent.get();
     }
 
     /** Answers not sent because of the limits. */
-    long refused() {
+    public long refused() {
         return refused.sum();
     }
 
@@ -104,11 +100,9 @@ final class AnswerBacklogLimit extends ChannelOutboundHandlerAdapter {
             return;
         }
         backlog.closing = true;
-        FullHttpResponse busy = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.SERVICE_UNAVAILABLE, Unpooled.wrappedBuffer(BUSY));
-        busy.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=us-ascii")
-                .setInt(HttpHeaderNames.CONTENT_LENGTH, BUSY.length)
-                .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        FullHttpResponse busy = Reply.text(HttpVersion.HTTP_1_1, HttpResponseStatus.SERVICE_UNAVAILABLE,
+                "too many answers not yet read on this connection");
+        busy.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.writeAndFlush(busy).addListener(ChannelFutureListener.CLOSE);
     }
 
