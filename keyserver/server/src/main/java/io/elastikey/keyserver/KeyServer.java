@@ -174,7 +174,8 @@ public final class KeyServer implements AutoCloseable {
         admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
                 () -> ready && repository.storeAvailable()));
         ready = true;
-        Runnable stopReload = warmup.reload(lastHotKeys);
+        Runnable stopReload = lastHotKeys.isEmpty() ? warmup.walkStore(repository.count())
+                : warmup.reload(lastHotKeys);
         unreloadedHotKeys = warmup::notReloaded;
         started(stopReload::run);
         log.info("key server listening on {} (SKI), {} (Keyless) ({}, {}), admin on {}, {} keys in {}, policy {} "
@@ -277,9 +278,11 @@ public final class KeyServer implements AutoCloseable {
     }
 
     private static void bindWarmupMetrics(KeyServerMetrics metrics, KeyWarmup warmup) {
-        metrics.gauge("elastikey.keys.reload.loaded", "Hot keys of the last run loaded again since start", warmup,
+        metrics.gauge("elastikey.keys.reload.loaded",
+                "Hot keys of the last run loaded again since start (with no hot-key file: stored keys walked)", warmup,
                 KeyWarmup::reloaded);
-        metrics.gauge("elastikey.keys.reload.planned", "Hot keys of the last run this start loads again", warmup,
+        metrics.gauge("elastikey.keys.reload.planned",
+                "Hot keys of the last run this start loads again (with no hot-key file: stored keys to walk)", warmup,
                 KeyWarmup::toReload);
     }
 

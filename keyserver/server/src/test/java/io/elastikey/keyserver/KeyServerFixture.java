@@ -112,7 +112,24 @@ final class KeyServerFixture implements AutoCloseable {
         return added;
     }
 
+    /**
+     * Starts the server and waits until it has loaded its keys into the parsed-key cache (the hot-key reload, or the
+     * walk of the store when there is no hot-key file), so that a test reads a settled cache.
+     */
     KeyServerFixture start() throws Exception {
+        startServing();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        ScrapedMetrics metrics = metrics();
+        while (metrics.value("elastikey_keys_reload_loaded") < metrics.value("elastikey_keys_reload_planned")
+                && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            metrics = metrics();
+        }
+        return this;
+    }
+
+    /** Starts the server and returns once it serves, while it may still be loading keys into its cache. */
+    KeyServerFixture startServing() throws Exception {
         server = KeyServer.start(config());
         return this;
     }

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A key server restarted over keys on disk: it exercises its path before it says ready, saves the identifiers of
- * its parsed keys when it stops, and loads them again while it already answers, every answer correct meanwhile.
+ * its parsed keys when it stops, and loads them again while it already answers, every answer correct meanwhile; with
+ * no hot-key file to follow it loads every stored key instead.
  */
 class WarmStartTest {
     private static final int KEYS = 120;
@@ -53,10 +54,37 @@ class WarmStartTest {
     }
 
     @Test
+    void aFirstStartWithNoHotKeyFileLoadsEveryStoredKeyWhileItAnswers() throws Exception {
+        fixture = KeyServerFixture.create(dir, Map.of("warmup.exercise", "0s"));
+        List<TestKey> keys = addEcKeys(KEYS);
+        assertThat(dir.resolve("hot-keys")).doesNotExist();
+        fixture.startServing();
+        assertReady();
+        HttpClient client = fixture.client(HttpClient.Version.HTTP_2);
+        signAll(client, keys.subList(KEYS - 10, KEYS)); // while the walk may still run: every answer verifies
+
+        awaitReloaded(KEYS);
+        assertThat(fixture.metrics().value("elastikey_keys_cache_entries")).as("every key, not just the ten asked for")
+                .isEqualTo(KEYS);
+        double misses = fixture.metrics().value("elastikey_keys_cache_misses_total");
+        signAll(client, keys);
+        assertThat(fixture.metrics().value("elastikey_keys_cache_misses_total"))
+                .as("every key cached under the fingerprint clients name it by").isEqualTo(misses);
+        fixture.stop();
+
+        List<String> saved = Files.readAllLines(dir.resolve("hot-keys")).stream().filter(l -> !l.startsWith("#"))
+                .toList();
+        assertThat(saved).containsExactlyInAnyOrderElementsOf(
+                keys.stream().map(WarmStartTest::fingerprint).map(String::toLowerCase).toList());
+    }
+
+    @Test
     void aRestartReloadsTheKeysInUseAndAnswersCorrectlyWhileItDoes() throws Exception {
         fixture = KeyServerFixture.create(dir, Map.of("warmup.exercise", "500ms"));
         List<TestKey> keys = addEcKeys(KEYS);
-        fixture.start();
+        // A hot-key file naming the keys in use, so the first start loads those and not every stored key.
+        Files.write(dir.resolve("hot-keys"), keys.subList(0, USED).stream().map(WarmStartTest::fingerprint).toList());
+        fixture.startServing();
         assertReady();
         HttpClient client = fixture.client(HttpClient.Version.HTTP_2);
         for (TestKey key : keys.subList(0, USED)) {
@@ -70,21 +98,10 @@ class WarmStartTest {
         assertThat(saved).hasSize(USED).containsExactlyInAnyOrderElementsOf(
                 keys.subList(0, USED).stream().map(WarmStartTest::fingerprint).map(String::toLowerCase).toList());
 
-        fixture.start();
+        fixture.startServing();
         assertReady();
-        HttpClient again = fixture.client(HttpClient.Version.HTTP_2);
         // Every key, used before or not, while the reload may still run: all answers verify.
-        List<CompletableFuture<Void>> answers = new ArrayList<>();
-        for (TestKey key : keys) {
-            answers.add(CompletableFuture.runAsync(() -> {
-                try {
-                    assertSigns(again, key);
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-            }));
-        }
-        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        signAll(fixture.client(HttpClient.Version.HTTP_2), keys);
         awaitReloaded(USED);
         assertThat(fixture.metrics().value("elastikey_keys_cache_entries")).isGreaterThanOrEqualTo(USED);
     }
@@ -107,7 +124,7 @@ class WarmStartTest {
         real.forEach(identifier -> list.append(identifier).append('\n'));
         Files.writeString(dir.resolve("hot-keys"), list);
 
-        fixture.start();
+        fixture.startServing();
         assertReady();
         assertSigns(fixture.client(HttpClient.Version.HTTP_1_1), keys.get(KEYS - 1)); // the cache is not empty
         fixture.stop();
@@ -124,13 +141,28 @@ class WarmStartTest {
         List<TestKey> keys = addEcKeys(3);
         Files.writeString(dir.resolve("hot-keys"), "not an identifier\n" + "ab".repeat(20) + "\n"
                 + fingerprint(keys.get(1)) + "\n\u0000\u0001garbage\n" + "cd".repeat(32) + "\n");
-        fixture.start();
+        fixture.startServing();
         assertReady();
         awaitReloaded(3); // the three identifiers, of which one names a key
         HttpClient client = fixture.client(HttpClient.Version.HTTP_1_1);
         for (TestKey key : keys) {
             assertSigns(client, key);
         }
+    }
+
+    /** Signs with every key at once, each answer verified with its certificate's public key. */
+    private void signAll(HttpClient client, List<TestKey> keys) throws Exception {
+        List<CompletableFuture<Void>> answers = new ArrayList<>();
+        for (TestKey key : keys) {
+            answers.add(CompletableFuture.runAsync(() -> {
+                try {
+                    assertSigns(client, key);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }));
+        }
+        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
     }
 
     private void assertReady() throws Exception {

@@ -26,15 +26,6 @@ import org.slf4j.LoggerFactory;
 final class PublicView {
     private static final Logger LOG = LoggerFactory.getLogger(PublicView.class);
 
-    /** Thrown through {@link KeyValueStore#forEach} to end a walk early; carries no stack trace. */
-    private static final class StopWalk extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        StopWalk() {
-            super(null, null, false, false);
-        }
-    }
-
     private PublicView() {
     }
 
@@ -44,7 +35,7 @@ final class PublicView {
                 if (StoreLayout.isRecordKey(key)) {
                     KeyRecord record = decodeOrNull(key, value);
                     if (record != null && !visitor.test(summary(StoreLayout.keyIdOf(key), record))) {
-                        throw new StopWalk();
+                        throw StopWalk.INSTANCE;
                     }
                 }
             });

@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Parsed keys.</b> {@link #reload} loads the keys of the {@link HotKeyFile} (what the last run held, hottest
  * first) into the parsed-key cache on a background thread while the server already serves: a key a client asks for
- * meanwhile is loaded by its request as usual, so nothing waits for the reload. It reads the store in batches
+ * meanwhile is loaded by its request as usual, so nothing waits for the reload. With no hot-key file (the first start
+ * after keys were generated or imported, or one after a kill), {@link #walkStore} loads the stored keys in store
+ * order instead, until the cache is full. It reads the store in batches
  * ({@link KeyRepository#preload}), which ElasticStore serves in the order of its log rather than at random. A miss
  * a request pays costs more than a key the reload loads (a random read, alone), and the server reaches its full rate
  * only once the keys are in, so the reload runs flat out on two threads (docs/benchmarks.md, "Key server at scale").
@@ -104,7 +106,56 @@ public final class KeyWarmup {
         return () -> threads.forEach(Thread::interrupt);
     }
 
-    /** Keys of the hot-key file loaded so far. */
+    /**
+     * For a start with no hot-key file: starts loading every stored key into the parsed-key cache, in store order,
+     * on one daemon thread ({@link KeyRepository#cacheStoredKeys}), until the cache has no free room; returns at once,
+     * with what stops it. {@link #reloaded} then counts the stored keys walked and {@link #toReload} is {@code
+     * stored}, so the progress reads as for a reload.
+     */
+    public Runnable walkStore(long stored) {
+        if (stored == 0) {
+            return () -> { };
+        }
+        toReload = stored;
+        long start = System.nanoTime();
+        Thread thread = new Thread(() -> walk(stored, start), "key-reload-walk");
+        thread.setDaemon(true);
+        thread.setPriority(Thread.MIN_PRIORITY);
+        thread.start();
+        return thread::interrupt;
+    }
+
+    private void walk(long stored, long start) {
+        log.info("no hot-key file: loading the {} stored keys into the parsed-key cache while serving", stored);
+        long cachedNow;
+        try {
+            cachedNow = repository.cacheStoredKeys(cachedSoFar -> {
+                long done = reloaded.incrementAndGet();
+                cached.set(cachedSoFar);
+                if (stored > 0 && done * 10 / stored > reported.get()) {
+                    reported.set((int) (done * 10 / stored));
+                    log.info("loading stored keys: {}/{} ({}%), {} cached, in {} ms", done, stored,
+                            done * 100 / stored, cachedSoFar, (System.nanoTime() - start) / 1_000_000);
+                }
+                return !Thread.currentThread().isInterrupted();
+            });
+        } catch (RuntimeException e) {
+            if (!Thread.currentThread().isInterrupted()) { // interrupted: the server is stopping, the store closed
+                log.warn("loading stored keys stopped: {}", e.toString());
+            }
+            return;
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            return;
+        }
+        long walked = reloaded.get();
+        toReload = walked; // the walk is over: what it walked is all there was to load
+        log.info("loaded stored keys: {} cached, {} walked, in {} ms{}", cachedNow, walked,
+                (System.nanoTime() - start) / 1_000_000,
+                walked < stored ? "; the parsed-key cache is full, the rest stay on disk" : "");
+    }
+
+    /** Keys of the hot-key file loaded so far, or stored keys walked ({@link #walkStore}). */
     public long reloaded() {
         return reloaded.get();
     }
@@ -124,7 +175,7 @@ public final class KeyWarmup {
         return list.subList(Math.min(from, list.size()), list.size());
     }
 
-    /** Keys of the hot-key file this start set out to load. */
+    /** Keys of the hot-key file this start set out to load, or the stored keys a walk set out to ({@link #walkStore}). */
     public long toReload() {
         return toReload;
     }
@@ -152,6 +203,7 @@ public final class KeyWarmup {
             }
             if (added < batch.size() && repository.cacheStats().evictions() > 0) {
                 full = true;
+                toReload = reloaded.get(); // what it got to is all this start loads
                 log.info("reloading hot keys: the parsed-key cache is full after {} keys; the rest stay on disk",
                         cached);
                 return;

@@ -158,6 +158,59 @@ class PackedKeyCacheTest {
     }
 
     @Test
+    void aWalkOfTheStoreCachesEveryKeyUnderItsCertificateFingerprint() {
+        List<KeyEntry> entries = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            entries.add(TestKeys.fresh(KeyType.EC_P256, "walk-" + i + ".example.test"));
+        }
+        entries.add(TestKeys.entry(KeyType.RSA_2048, "walk-rsa.example.test"));
+        List<String> keyIds = entries.stream().map(keys::add).toList();
+        KeyRepository restarted = new KeyRepository(store, KeyRepositoryTest.KEK, provider.keyParser(),
+                KeyRepositoryTest.CACHE);
+        String alreadyCached = KeyIds.hex(KeyIds.certificateSha1(entries.get(0).certificate()));
+        assertThat(restarted.find(alreadyCached)).isNotNull();
+        List<Long> told = new ArrayList<>();
+
+        long cached = restarted.cacheStoredKeys(soFar -> told.add(soFar));
+
+        assertThat(cached).as("all but the one a find had cached").isEqualTo(entries.size() - 1);
+        assertThat(told).as("told once per stored key, with a rising count").hasSize(entries.size()).isSorted();
+        assertThat(told.get(told.size() - 1)).isEqualTo(cached);
+        for (int i = 0; i < entries.size(); i++) {
+            String fingerprint = KeyIds.hex(KeyIds.certificateSha1(entries.get(i).certificate()));
+            assertThat(restarted.findCached(fingerprint)).as(fingerprint).isNotNull()
+                    .extracting(LoadedKey::keyId).isEqualTo(keyIds.get(i));
+        }
+        assertThat(restarted.cacheStats().entries()).isEqualTo(entries.size());
+        assertThat(restarted.cacheStats().misses()).as("the find before the walk").isEqualTo(1);
+        restarted.close();
+    }
+
+    @Test
+    void aWalkStopsWhenTheCacheIsFullOrItIsToldTo() {
+        for (int i = 0; i < 60; i++) {
+            keys.add(TestKeys.fresh(KeyType.EC_P256, "walk-full-" + i + ".example.test"));
+        }
+        long oneEntry = HotTier.cost(64, 150);
+        KeyRepository small = new KeyRepository(store, KeyRepositoryTest.KEK, provider.keyParser(), 20 * oneEntry);
+        List<Long> told = new ArrayList<>();
+
+        long cached = small.cacheStoredKeys(soFar -> told.add(soFar));
+
+        assertThat(cached).isBetween(10L, 59L);
+        assertThat(told).as("the walk ended at the first key without room").hasSizeLessThan(60);
+        assertThat(small.cacheStats().entries()).isEqualTo(cached);
+        assertThat(small.cacheStats().evictions()).isZero();
+        small.close();
+
+        KeyRepository stopped = new KeyRepository(store, KeyRepositoryTest.KEK, provider.keyParser(),
+                KeyRepositoryTest.CACHE);
+        assertThat(stopped.cacheStoredKeys(soFar -> soFar < 5)).isEqualTo(5);
+        assertThat(stopped.cacheStats().entries()).isEqualTo(5);
+        stopped.close();
+    }
+
+    @Test
     void aFullCacheTakesNoKeyAskedForOnceButTakesOneAskedForOftenInPlaceOfAColderOne() {
         List<String> keyIds = new ArrayList<>();
         for (int i = 0; i < 80; i++) {
