@@ -2,28 +2,25 @@
  *
  * Why: nine tenths of an ECDSA P-256 signature in OpenSSL 3.0 is the nonce: a random k, the point k*G and the
  * inverse of k (17.6 of 19.3 us here). None of it depends on the key or the message, so it can be made ahead, when
- * the machine has nothing else to do; the signature on the request path is then s = k^-1 (m + r d) mod n, under a
- * microsecond. The filler runs under SCHED_IDLE: the kernel gives it a core only when no other thread of any process
- * wants one, so the work moved off the request path never competes with requests. Under full load the pool runs dry
+ * the machine has nothing else to do (p256_nonce_batch.c makes them 64 at a time, sharing the inversions); the
+ * signature on the request path is then s = k^-1 (m + r d) mod n, under a microsecond. The filler runs under
+ * SCHED_IDLE: the kernel gives it a core only when no other thread of any process wants one, so the work moved off
+ * the request path never competes with requests. Under full load the pool runs dry
  * and each signature makes its own nonce, exactly as without the pool.
  *
  * Secrecy: a pair is as secret as the key it will sign with (k and a signature reveal d). Pairs live only in this
  * process's memory, are used once (a taker owns the pair it took and frees it), and are wiped with BN_clear_free.
- * k comes from OpenSSL's private random generator (ECDSA_sign_setup without a digest), as in a signature made the
+ * k comes from OpenSSL's private random generator (RAND_priv_bytes, p256_nonce_batch.c), as in a signature made the
  * usual way minus the digest and key OpenSSL mixes into k as a hedge against a broken generator.
  *
  * The ring is a bounded multi-producer multi-consumer queue with one sequence number per slot (D. Vyukov's
  * design): a taker never waits, so a filler preempted halfway through publishing a slot (likely, at idle priority)
  * makes takers see an empty pool, never block behind it. The ring is allocated once and never freed, so a taker
  * racing with nonce_pool_close() cannot touch freed memory. */
-#define OPENSSL_SUPPRESS_DEPRECATED /* ECDSA_sign_setup: the one OpenSSL 3 API that makes a nonce alone */
-
 #include "p256_nonces.h"
+#include "p256_nonce_batch.h"
 
 #include <errno.h>
-#include <openssl/ec.h>
-#include <openssl/ecdsa.h>
-#include <openssl/obj_mac.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -136,32 +133,33 @@ int nonce_pool_lower_priority(void) {
     return 0;
 }
 
-/* A key that exists only so OpenSSL agrees to make a nonce (it asks for a private key it does not use). */
-static EC_KEY *setup_key(void) {
-    EC_KEY *key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
-    if (key != NULL && !EC_KEY_generate_key(key)) {
-        EC_KEY_free(key);
-        key = NULL;
-    }
-    return key;
-}
-
 static void pause_briefly(void) {
     struct timespec pause = {0, FULL_POOL_SLEEP_NANOS};
     while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
     }
 }
 
-/* Makes one pair and pools it. Returns 0 when the library failed (the filler then gives up). */
-static int make_one(EC_KEY *key, BN_CTX *ctx) {
-    BIGNUM *kinv = NULL, *r = NULL;
-    if (!ECDSA_sign_setup(key, ctx, &kinv, &r)) return 0;
-    if (!put(kinv, r)) { /* another filler raced us to the last slot: drop the pair */
-        BN_clear_free(kinv);
-        BN_clear_free(r);
-        return 1;
+/* Pairs the filler makes at a time: a whole batch, whose two inversions all of them share (fewer for a target
+ * below one). */
+static int batch_size(void) {
+    int wanted = atomic_load(&target);
+    return wanted < NONCE_BATCH_MAX ? wanted : NONCE_BATCH_MAX;
+}
+
+/* Makes a batch of pairs and pools them (the pool may pass its target by less than a batch). Returns 0 when the
+ * library failed (the filler then gives up). */
+static int make_batch(nonce_batch *batch, BN_CTX *ctx) {
+    BIGNUM *kinv[NONCE_BATCH_MAX], *r[NONCE_BATCH_MAX];
+    int made_now = nonce_batch_make(batch, ctx, batch_size(), kinv, r);
+    if (made_now < 0) return 0;
+    for (int i = 0; i < made_now; i++) {
+        if (put(kinv[i], r[i])) {
+            atomic_fetch_add_explicit(&made, 1, memory_order_relaxed);
+        } else { /* the ring is full: drop the pair */
+            BN_clear_free(kinv[i]);
+            BN_clear_free(r[i]);
+        }
     }
-    atomic_fetch_add_explicit(&made, 1, memory_order_relaxed);
     return 1;
 }
 
@@ -176,17 +174,26 @@ static void drain(void) {
 void nonce_pool_fill(void) {
     (void)pthread_once(&ring_once, init_ring);
     if (atomic_load(&target) == 0 || atomic_flag_test_and_set(&filler_running)) return;
-    EC_KEY *key = setup_key();
+    nonce_batch *batch = nonce_batch_new();
     BN_CTX *ctx = BN_CTX_secure_new();
-    while (key != NULL && ctx != NULL && !atomic_load(&stopping)) {
-        if (pooled_now() >= atomic_load(&target)) {
+    /* From empty, and whenever the pool lacks a whole batch, fill it to its target; in between, sleep. Topping it up
+     * a few pairs at a time would pay the batch's two inversions for each few. */
+    int filling = 1;
+    while (batch != NULL && ctx != NULL && !atomic_load(&stopping)) {
+        long long lacking = atomic_load(&target) - pooled_now();
+        if (lacking <= 0) {
+            filling = 0;
+        } else if (lacking >= batch_size()) {
+            filling = 1;
+        }
+        if (!filling) {
             pause_briefly();
-        } else if (!make_one(key, ctx)) {
+        } else if (!make_batch(batch, ctx)) {
             break;
         }
     }
     BN_CTX_free(ctx);
-    EC_KEY_free(key);
+    nonce_batch_free(batch);
     drain();
     atomic_flag_clear(&filler_running);
 }

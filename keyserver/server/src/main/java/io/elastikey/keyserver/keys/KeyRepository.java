@@ -259,11 +259,12 @@ public final class KeyRepository implements AutoCloseable {
     /**
      * Loads stored keys into the parsed-key cache in the store's own order, each under its certificate SHA-1 (what
      * SKI clients name a key by; its key ID when it has no certificate), while the cache has free room and {@code
-     * visited} agrees to go on. For a start that has no hot-key file to follow: the first after {@code keys generate}
-     * or {@code import}, or after a kill. Waiting for clients' misses instead leaves a server over a million keys
-     * missing for many minutes under a uniform load (a third of its lookups after 17 minutes in {@code bench
-     * ski-scale}), each miss a random store read on a loader thread; the walk reads the store in order and fills
-     * the cache once. Keys already cached and records that do not open are passed over (a find of one reports it).
+     * visited} agrees to go on. For a start that has no hot-key file to follow: the first after {@code keys
+     * generate} or {@code import}, or any start that finds none. Waiting for clients' misses instead leaves a server
+     * over a million keys missing for many minutes under a uniform load (a third of its lookups after 17 minutes in
+     * {@code bench ski-scale}), each miss a random store read on a loader thread; the walk reads the store in order
+     * and fills the cache once. Keys already cached and records that do not open are passed over (a find of one
+     * reports it).
      *
      * @param visited told after each stored key with the count of keys cached so far; {@code false} ends the walk
      * @return the keys this walk cached

@@ -27,12 +27,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Parsed keys.</b> {@link #reload} loads the keys of the {@link HotKeyFile} (what the last run held, hottest
  * first) into the parsed-key cache on a background thread while the server already serves: a key a client asks for
- * meanwhile is loaded by its request as usual, so nothing waits for the reload. With no hot-key file (the first start
- * after keys were generated or imported, or one after a kill), {@link #walkStore} loads the stored keys in store
- * order instead, until the cache is full. It reads the store in batches
+ * meanwhile is loaded by its request as usual, so nothing waits for the reload. It reads the store in batches
  * ({@link KeyRepository#preload}), which ElasticStore serves in the order of its log rather than at random. A miss
  * a request pays costs more than a key the reload loads (a random read, alone), and the server reaches its full rate
  * only once the keys are in, so the reload runs flat out on two threads (docs/benchmarks.md, "Key server at scale").
+ *
+ * <p>With no hot-key file (the first start after keys were generated or imported, or any start that finds none),
+ * {@link #walkStore} loads the stored keys in store order instead, until the cache is full.
  */
 public final class KeyWarmup {
     private static final Logger log = LoggerFactory.getLogger(KeyWarmup.class);
@@ -175,7 +176,7 @@ public final class KeyWarmup {
         return list.subList(Math.min(from, list.size()), list.size());
     }
 
-    /** Keys of the hot-key file this start set out to load, or the stored keys a walk set out to ({@link #walkStore}). */
+    /** Keys of the hot-key file this start set out to load, or stored keys a walk set out to ({@link #walkStore}). */
     public long toReload() {
         return toReload;
     }

@@ -92,7 +92,8 @@ class P256NoncePoolTest {
         first.close();
         first.close(); // idempotent: must not release the second user's claim
         long madeBefore = P256NoncePool.stats().made();
-        signMany(key, "drain", 100);
+        // A whole pool's worth: the filler refills once the pool lacks a batch (64), not after every signature.
+        signMany(key, "drain", 200);
         awaitStats(s -> s.made() >= madeBefore + 100); // the filler still runs for the second user and refills
         second.close();
         assertThat(P256NoncePool.stats().pooled()).as("pairs left in memory after the last close").isZero();
