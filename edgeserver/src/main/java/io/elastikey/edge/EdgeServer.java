@@ -124,7 +124,7 @@ public final class EdgeServer implements AutoCloseable {
                 .childHandler(new EdgeInitializer(config, tls, metrics, errors, () -> content)));
         started(() -> channel.close().syncUninterruptibly());
         BooleanSupplier keyServers = keyServersUp;
-        admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
+        admin = started(AdminServer.start(config.adminListen(), metrics::scrape,
                 () -> ready && keyServers.getAsBoolean(), cache == null ? List.of() : List.of(PurgeRoute.of(cache))));
         ready = true;
         log.info("edge server listening on {} ({}), {} certificate chain(s), key servers {}, origin {}, admin on {}",

@@ -171,7 +171,7 @@ public final class KeyServer implements AutoCloseable {
             keylessChannel = listen(acceptors, io, "keyless.listen", config.keylessListen(), new KeylessInitializer(config, tls, metrics,
                     callers, service, new AuditingRequestLog(metrics, audit, ClientProtocol.KEYLESS)));
         }
-        admin = started(AdminServer.start(config.adminListen(), io, metrics::scrape,
+        admin = started(AdminServer.start(config.adminListen(), metrics::scrape,
                 () -> ready && repository.storeAvailable()));
         ready = true;
         Runnable stopReload = lastHotKeys.isEmpty() ? warmup.walkStore(repository.count())

@@ -3,8 +3,6 @@ package io.elastikey.protocol.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.elastikey.protocol.net.Transports;
-import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,21 +11,27 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Routes a server adds to the admin endpoint, over a real socket: method, parameters, late answers, errors. */
 class AdminRouteTest {
-    static EventLoopGroup group;
     static AdminServer server;
     static final CompletableFuture<AdminRoute.Reply> later = new CompletableFuture<>();
     static final CompletableFuture<Void> asked = new CompletableFuture<>();
+    static final AtomicReference<String> scrapedOn = new AtomicReference<>();
+
+    /** The metrics text, noting the thread that was asked for it. */
+    static String scrape() {
+        scrapedOn.set(Thread.currentThread().getName());
+        return "# metrics\n";
+    }
 
     @BeforeAll
     static void start() throws Exception {
-        group = Transports.newGroup(1, false, "admin-test");
-        server = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), group, () -> "# metrics\n", () -> true,
+        server = AdminServer.start(new InetSocketAddress("127.0.0.1", 0), AdminRouteTest::scrape, () -> true,
                 List.of(new AdminRoute("POST", "/echo", p -> {
                     if (p.containsKey("bad")) {
                         throw new IllegalArgumentException("bad parameter");
@@ -43,7 +47,6 @@ class AdminRouteTest {
     @AfterAll
     static void stop() {
         server.close();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     private static HttpResponse<String> send(String method, String path) throws Exception {
@@ -77,8 +80,15 @@ class AdminRouteTest {
     }
 
     @Test
+    void aScrapeRunsOnTheAdminEndpointsOwnThreadNotOnAServersRequestLoops() throws Exception {
+        HttpResponse<String> r = send("GET", "/metrics");
+        assertThat(r.body()).isEqualTo("# metrics\n");
+        assertThat(scrapedOn.get()).startsWith("admin-");
+    }
+
+    @Test
     void builtInPathsCannotBeTaken() {
-        assertThatThrownBy(() -> AdminServer.start(new InetSocketAddress("127.0.0.1", 0), group, () -> "", () -> true,
+        assertThatThrownBy(() -> AdminServer.start(new InetSocketAddress("127.0.0.1", 0), () -> "", () -> true,
                 List.of(new AdminRoute("POST", "/metrics", p -> null)))).hasMessageContaining("taken");
     }
 }
