@@ -250,8 +250,8 @@ public final class SkiScaleCommand implements Callable<Integer> {
                 report.setup("key_server_at_ready", atReady);
                 report.write();
 
-                // The reload first: a JIT warm-up it shared the cores with (1,562 answers/s in one run) left the
-                // matrix's first runs still compiling, so the 1,000-key baselines ran slowest of all.
+                // The reload first: a JIT warm-up that shares the cores with it (1,562 answers/s in one run) warms
+                // up little, and the matrix's first runs would compile what it did not.
                 awaitReload(server);
                 warmUpServer(server, settings, data);
                 runMatrix(server, settings, data, plan, report, started);

@@ -263,8 +263,8 @@ public final class KeyRepository implements AutoCloseable {
      * generate} or {@code import}, or any start that finds none. Waiting for clients' misses instead leaves a server
      * over a million keys missing for many minutes under a uniform load (a third of its lookups after 17 minutes in
      * {@code bench ski-scale}), each miss a random store read on a loader thread; the walk reads the store in order
-     * and fills the cache once. Keys already cached and records that do not open are passed over (a find of one
-     * reports it).
+     * and fills the cache once. Keys already cached and records that do not open are passed over (a damaged one
+     * with a warning, as {@code keys list} gives; one that does not unseal is left for a find to report).
      *
      * @param visited told after each stored key with the count of keys cached so far; {@code false} ends the walk
      * @return the keys this walk cached
@@ -278,10 +278,11 @@ public final class KeyRepository implements AutoCloseable {
                     return;
                 }
                 byte[] keyId = StoreLayout.keyIdOf(key);
-                String identifier = cacheIdentifier(keyId, value);
+                KeyRecord record = PublicView.decodeOrNull(key, value);
+                String identifier = record == null ? null : cacheIdentifier(keyId, record);
                 if (identifier != null && !cache.contains(identifier)) {
                     try {
-                        if (!cache.offer(identifier, generation, unsealer.unseal(keyId, value))) {
+                        if (!cache.offer(identifier, generation, unsealer.unseal(keyId, value, record))) {
                             throw StopWalk.INSTANCE; // full: no free room left for a bulk load
                         }
                         cached[0]++;
@@ -299,14 +300,10 @@ public final class KeyRepository implements AutoCloseable {
         return cached[0];
     }
 
-    /** The identifier a walk caches a stored key under, or {@code null} for a record too damaged to read. */
-    private static String cacheIdentifier(byte[] keyId, byte[] value) {
-        try {
-            byte[] certificate = KeyRecord.decode(value).alias(AliasKind.CERTIFICATE_SHA1);
-            return KeyIds.hex(certificate != null ? certificate : keyId);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+    /** The identifier a walk caches a stored key under: its certificate SHA-1, or its key ID without one. */
+    private static String cacheIdentifier(byte[] keyId, KeyRecord record) {
+        byte[] certificate = record.alias(AliasKind.CERTIFICATE_SHA1);
+        return KeyIds.hex(certificate != null ? certificate : keyId);
     }
 
     private void readRecords(List<byte[]> keyIds, Map<String, byte[]> records) {

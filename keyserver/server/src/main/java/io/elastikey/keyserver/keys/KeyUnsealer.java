@@ -30,13 +30,19 @@ final class KeyUnsealer {
     }
 
     LoadedKey unseal(byte[] keyId, byte[] stored) {
-        String id = KeyIds.hex(keyId);
         KeyRecord record;
         try {
             record = KeyRecord.decode(stored);
         } catch (IllegalArgumentException e) {
-            throw new SealedRecordException("key " + id + ": the stored record is damaged (" + e.getMessage() + ")");
+            throw new SealedRecordException("key " + KeyIds.hex(keyId) + ": the stored record is damaged ("
+                    + e.getMessage() + ")");
         }
+        return unseal(keyId, stored, record);
+    }
+
+    /** {@link #unseal(byte[], byte[])} for a caller that has decoded {@code stored} already. */
+    LoadedKey unseal(byte[] keyId, byte[] stored, KeyRecord record) {
+        String id = KeyIds.hex(keyId);
         byte[] pem;
         try {
             pem = sealer.unseal(record.sealedKey(), keyId, stored, 0, headerLength(stored, record));

@@ -109,7 +109,8 @@ final class PublicView {
         return digest == null ? null : KeyIds.hex(digest);
     }
 
-    private static KeyRecord decodeOrNull(byte[] key, byte[] value) {
+    /** The record stored under {@code key}, or {@code null}, with a warning, when it is too damaged to read. */
+    static KeyRecord decodeOrNull(byte[] key, byte[] value) {
         try {
             return KeyRecord.decode(value);
         } catch (IllegalArgumentException e) {

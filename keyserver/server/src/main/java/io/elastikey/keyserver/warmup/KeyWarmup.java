@@ -131,13 +131,8 @@ public final class KeyWarmup {
         long cachedNow;
         try {
             cachedNow = repository.cacheStoredKeys(cachedSoFar -> {
-                long done = reloaded.incrementAndGet();
                 cached.set(cachedSoFar);
-                if (stored > 0 && done * 10 / stored > reported.get()) {
-                    reported.set((int) (done * 10 / stored));
-                    log.info("loading stored keys: {}/{} ({}%), {} cached, in {} ms", done, stored,
-                            done * 100 / stored, cachedSoFar, (System.nanoTime() - start) / 1_000_000);
-                }
+                reportProgress("loading stored keys", reloaded.incrementAndGet(), stored, start);
                 return !Thread.currentThread().isInterrupted();
             });
         } catch (RuntimeException e) {
@@ -149,11 +144,29 @@ public final class KeyWarmup {
         if (Thread.currentThread().isInterrupted()) {
             return;
         }
-        long walked = reloaded.get();
-        toReload = walked; // the walk is over: what it walked is all there was to load
+        long walked = loadEnded();
         log.info("loaded stored keys: {} cached, {} walked, in {} ms{}", cachedNow, walked,
                 (System.nanoTime() - start) / 1_000_000,
                 walked < stored ? "; the parsed-key cache is full, the rest stay on disk" : "");
+    }
+
+    /** Logs the load's progress at each tenth of {@code total} and at its end. */
+    private void reportProgress(String what, long done, long total, long start) {
+        if (done * 10 / total > reported.get() || done == total) {
+            reported.set((int) (done * 10 / total));
+            log.info("{}: {}/{} ({}%), {} cached, in {} ms", what, done, total, done * 100 / total, cached.get(),
+                    (System.nanoTime() - start) / 1_000_000);
+        }
+    }
+
+    /**
+     * Marks the load as over, perhaps short of its plan (a full cache, a walk over fewer keys than were counted): what
+     * it got to is all this start loads, so {@link #reloaded} and {@link #toReload} agree that it is done. Returns it.
+     */
+    private long loadEnded() {
+        long done = reloaded.get();
+        toReload = done;
+        return done;
     }
 
     /** Keys of the hot-key file loaded so far, or stored keys walked ({@link #walkStore}). */
@@ -196,15 +209,10 @@ public final class KeyWarmup {
                 return;
             }
             long cached = this.cached.addAndGet(added);
-            long done = reloaded.addAndGet(batch.size());
-            if (done * 10 / size > reported.get() || done == size) {
-                reported.set((int) (done * 10 / size));
-                log.info("reloading hot keys: {}/{} ({}%), {} cached, in {} ms", done, size, done * 100 / size,
-                        cached, (System.nanoTime() - start) / 1_000_000);
-            }
+            reportProgress("reloading hot keys", reloaded.addAndGet(batch.size()), size, start);
             if (added < batch.size() && repository.cacheStats().evictions() > 0) {
                 full = true;
-                toReload = reloaded.get(); // what it got to is all this start loads
+                loadEnded();
                 log.info("reloading hot keys: the parsed-key cache is full after {} keys; the rest stay on disk",
                         cached);
                 return;
