@@ -4,6 +4,7 @@ package io.elastikey.store;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.BiConsumer;
 
 /**
@@ -99,6 +100,15 @@ public interface KeyValueStore extends AutoCloseable {
      */
     default boolean available() {
         return true;
+    }
+
+    /**
+     * A number that changes with every write the store takes and that the same store, reopened, reports again; empty
+     * when the store keeps none (this default, and Redis). What lets a copy of its contents saved beside it (the key
+     * server's cache snapshot) tell that nothing was written since the copy was made.
+     */
+    default OptionalLong writeSequence() {
+        return OptionalLong.empty();
     }
 
     /** Flushes what the store buffers and releases files and memory. Idempotent. */

@@ -24,8 +24,8 @@ import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
-import io.elastikey.keyserver.warmup.HotKeyFile;
 import io.elastikey.keyserver.warmup.KeyWarmup;
+import io.elastikey.keyserver.warmup.WarmStartFiles;
 import io.elastikey.store.Stores;
 import io.elastikey.keyserver.ski.AuditingRequestLog;
 import io.elastikey.keyserver.ski.Caller;
@@ -48,12 +48,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.cert.CertificateException;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -66,8 +63,6 @@ import java.util.function.Supplier;
  */
 public final class KeyServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KeyServer.class);
-    /** Identifiers kept between runs: more than the default cache holds, some 60 MB of file at most. */
-    private static final int HOT_KEYS_LIMIT = 1_500_000;
 
     private final KeyServerConfig config;
     private final ScaleUpClientFactory scaleUpClients;
@@ -113,10 +108,11 @@ public final class KeyServer implements AutoCloseable {
         log.info("crypto provider: {}", provider.description());
         started(provider.startP256Nonces(config.p256Nonces()));
         repository = started(KeyRepository.open(config, provider.keyParser()));
-        HotKeyFile hotKeys = new HotKeyFile(config.hotKeyFile());
-        List<String> lastHotKeys = readHotKeys(hotKeys);
+        WarmStartFiles warmStart = new WarmStartFiles(config.dataDir());
+        List<String> lastHotKeys = warmStart.load(repository);
         unreloadedHotKeys = () -> lastHotKeys;
-        started(() -> saveHotKeys(hotKeys)); // closed before the repository: the cache is still whole
+        // closed before the repository: the cache is still whole
+        started(() -> warmStart.save(repository, unreloadedHotKeys.get()));
         if (config.storeGovernor()) {
             governor = started(startGovernor());
         }
@@ -152,7 +148,7 @@ public final class KeyServer implements AutoCloseable {
         }
         KeyWarmup warmup = new KeyWarmup(repository, engine.operation());
         warmup.exercise(lastHotKeys, config.warmupExercise());
-        bindWarmupMetrics(metrics, warmup);
+        bindWarmupMetrics(metrics, warmup, warmStart);
         KeySkiService service = new KeySkiService(repository, engine, loaders);
         CallerResolver callers = (certificate, remote) -> {
             try {
@@ -239,45 +235,10 @@ public final class KeyServer implements AutoCloseable {
                 ReloadingSslContext::generation);
     }
 
-    private static List<String> readHotKeys(HotKeyFile hotKeys) {
-        try {
-            List<String> identifiers = hotKeys.read(HOT_KEYS_LIMIT);
-            if (!identifiers.isEmpty()) {
-                log.info("{} hot keys of the last run in {}: reloading them while serving", identifiers.size(),
-                        hotKeys.path());
-            }
-            return identifiers;
-        } catch (IOException e) {
-            log.warn("cannot read the hot-key file {} (starting cold): {}", hotKeys.path(), e.toString());
-            return List.of();
-        }
-    }
-
-    /**
-     * Writes the cache's hottest keys, then the keys of the last run's list this run had not reloaded yet: a server
-     * stopped a few seconds after its start must not replace a million-key list with the few thousand it got to.
-     */
-    private void saveHotKeys(HotKeyFile hotKeys) {
-        Set<String> merged = new LinkedHashSet<>(repository.hottestCached(HOT_KEYS_LIMIT));
-        for (String identifier : unreloadedHotKeys.get()) {
-            if (merged.size() >= HOT_KEYS_LIMIT) {
-                break;
-            }
-            merged.add(identifier);
-        }
-        List<String> identifiers = List.copyOf(merged);
-        if (identifiers.isEmpty()) {
-            return;
-        }
-        try {
-            hotKeys.write(identifiers);
-            log.info("saved {} hot keys to {} for the next start", identifiers.size(), hotKeys.path());
-        } catch (IOException e) {
-            log.warn("cannot save the hot-key file {}: {}", hotKeys.path(), e.toString());
-        }
-    }
-
-    private static void bindWarmupMetrics(KeyServerMetrics metrics, KeyWarmup warmup) {
+    private static void bindWarmupMetrics(KeyServerMetrics metrics, KeyWarmup warmup, WarmStartFiles warmStart) {
+        metrics.gauge("elastikey.keys.snapshot.loaded",
+                "Keys this start read back from the sealed cache snapshot of the last stop", warmStart,
+                WarmStartFiles::snapshotKeys);
         metrics.gauge("elastikey.keys.reload.loaded",
                 "Hot keys of the last run loaded again since start (with no hot-key file: stored keys walked)", warmup,
                 KeyWarmup::reloaded);

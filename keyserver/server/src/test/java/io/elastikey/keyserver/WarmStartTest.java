@@ -34,9 +34,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A key server restarted over keys on disk: it exercises its path before it says ready, saves the identifiers of
- * its parsed keys when it stops, and loads them again while it already answers, every answer correct meanwhile; with
- * no hot-key file to follow it loads every stored key instead.
+ * A key server restarted over keys on disk: it exercises its path before it says ready, saves its packed keys
+ * (sealed) and the identifiers of its parsed keys when it stops, reads the packed keys back before it says ready and
+ * loads the rest while it already answers, every answer correct meanwhile; with no hot-key file to follow it loads
+ * every stored key instead.
  */
 class WarmStartTest {
     private static final int KEYS = 120;
@@ -98,10 +99,19 @@ class WarmStartTest {
         assertThat(saved).hasSize(USED).containsExactlyInAnyOrderElementsOf(
                 keys.subList(0, USED).stream().map(WarmStartTest::fingerprint).map(String::toLowerCase).toList());
 
+        assertThat(dir.resolve("key-cache.sealed")).as("the packed keys, sealed").exists();
+
         fixture.startServing();
         assertReady();
+        assertThat(fixture.metrics().value("elastikey_keys_snapshot_loaded")).as("read back before ready")
+                .isEqualTo(USED);
+        assertThat(dir.resolve("key-cache.sealed")).as("used once").doesNotExist();
+        HttpClient client = fixture.client(HttpClient.Version.HTTP_2);
+        signAll(client, keys.subList(0, USED));
+        assertThat(fixture.metrics().value("elastikey_keys_cache_misses_total")).as("the keys in use all hit")
+                .isZero();
         // Every key, used before or not, while the reload may still run: all answers verify.
-        signAll(fixture.client(HttpClient.Version.HTTP_2), keys);
+        signAll(client, keys);
         awaitReloaded(USED);
         assertThat(fixture.metrics().value("elastikey_keys_cache_entries")).isGreaterThanOrEqualTo(USED);
     }

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -273,6 +274,15 @@ public final class ElasticStore implements KeyValueStore {
     /** Fsyncs the log has done for durable writes so far: with group commit, fewer than the writes they cover. */
     public long logFsyncs() {
         return log.fsyncs();
+    }
+
+    /**
+     * The sequence number of the newest record in the log: every put, delete and compaction copy appends one, and
+     * recovery resumes from it, so it is the same after a clean close and reopen as before.
+     */
+    @Override
+    public OptionalLong writeSequence() {
+        return OptionalLong.of(log.lastSequence());
     }
 
     @Override

@@ -58,6 +58,29 @@ class ElasticStoreTest {
     }
 
     @Test
+    void theWriteSequenceMovesWithEveryWriteAndSurvivesAReopen() {
+        long afterWrites;
+        try (ElasticStore store = ElasticStore.open(config().build())) {
+            long empty = store.writeSequence().orElseThrow();
+            store.put(b("a"), b("1"));
+            long afterPut = store.writeSequence().orElseThrow();
+            assertThat(afterPut).isGreaterThan(empty);
+            store.get(b("a"));
+            store.forEach((k, v) -> { });
+            assertThat(store.writeSequence().orElseThrow()).as("reads write nothing").isEqualTo(afterPut);
+            store.delete(b("a"));
+            assertThat(store.writeSequence().orElseThrow()).isGreaterThan(afterPut);
+            store.putAll(java.util.List.of(Map.entry(b("b"), b("2")), Map.entry(b("c"), b("3"))));
+            afterWrites = store.writeSequence().orElseThrow();
+        }
+        try (ElasticStore store = ElasticStore.open(config().build())) {
+            assertThat(store.writeSequence().orElseThrow()).isEqualTo(afterWrites);
+            store.put(b("d"), b("4"));
+            assertThat(store.writeSequence().orElseThrow()).isGreaterThan(afterWrites);
+        }
+    }
+
+    @Test
     void everythingSurvivesARestart() {
         Map<String, String> expected = new HashMap<>();
         try (ElasticStore store = ElasticStore.open(config().build())) {

@@ -306,8 +306,6 @@ public final class KeyServerConfig {
     public long keyCacheBytes() { return keyCacheBytes; }
     /** How long a starting server exercises its lookup-and-sign path before it reports ready; 0 skips it. */
     public Duration warmupExercise() { return warmupExercise; }
-    /** Where the identifiers of the parsed-key cache are kept between runs (docs/keyserver.md, "Warm start"). */
-    public Path hotKeyFile() { return dataDir.resolve("hot-keys"); }
     /** How many keys the store's index is laid out for; it grows past this, more slowly. */
     public long expectedKeys() { return expectedKeys; }
     public long storeMemoryBytes() { return storeMemoryBytes; }

@@ -179,6 +179,11 @@ public final class Kek {
         }
     }
 
+    /** An AES-256 key of its own for {@code purpose} ({@link #derive}), for data that is not a key record. */
+    Kek derivedKek(String purpose) {
+        return new Kek(derive(purpose), source + ", derived for " + purpose);
+    }
+
     @Override
     public String toString() {
         return "Kek[" + source + "]";

@@ -5,6 +5,12 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 
+import io.elastikey.protocol.pki.KeyIds;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -207,6 +213,43 @@ final class KeyCache implements AutoCloseable {
                 .map(e -> e.hottest(limit).keySet()).orElse(Set.of()));
         hottest.addAll(packed.hottest(limit - hottest.size()));
         return hottest;
+    }
+
+    /**
+     * Writes the packed part to {@code file} ({@link KeyCacheSnapshot}) for the next start, stamped with the store's
+     * state; returns the entries written. Key objects (RSA and the like) are not in it: a hot-key reload brings them.
+     */
+    long saveSnapshot(Path file, Sealer sealer, long writeSequence, long keyCount, int chunk) throws IOException {
+        return packed == null ? 0 : KeyCacheSnapshot.write(file, packed, sealer, writeSequence, keyCount, chunk);
+    }
+
+    /** Takes what {@link #saveSnapshot} wrote, if the store is as it was then; the file is gone afterwards. */
+    KeyCacheSnapshot.Loaded loadSnapshot(Path file, Sealer sealer, long writeSequence, long keyCount)
+            throws IOException {
+        if (packed == null) {
+            Files.deleteIfExists(file);
+            return KeyCacheSnapshot.Loaded.refused("the parsed-key cache is disabled");
+        }
+        return KeyCacheSnapshot.read(file, sealer, writeSequence, keyCount, this::restore);
+    }
+
+    /**
+     * One entry of a snapshot, taken into free room only. Checked as a key read from the store would be: an
+     * identifier in its normal form, and a packed key its parser rebuilds.
+     */
+    private KeyCacheSnapshot.Taken restore(byte[] identifier, byte[] packedKey) {
+        try {
+            String id = new String(identifier, StandardCharsets.US_ASCII);
+            if (!id.equals(KeyIds.normalize(id))) {
+                return KeyCacheSnapshot.Taken.SKIPPED;
+            }
+            PackedKey.unpack(packedKey, parser);
+        } catch (IllegalArgumentException | GeneralSecurityException | java.nio.BufferUnderflowException
+                 | ArrayIndexOutOfBoundsException e) {
+            return KeyCacheSnapshot.Taken.SKIPPED;
+        }
+        return packed.admit(identifier, packedKey, false) ? KeyCacheSnapshot.Taken.CACHED
+                : KeyCacheSnapshot.Taken.FULL;
     }
 
     KeyCacheStats stats() {

@@ -10,7 +10,10 @@ import io.elastikey.store.KeyValueStore;
 import io.elastikey.store.Stores;
 import io.elastikey.store.elastic.ElasticStore;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -18,6 +21,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.BiConsumer;
 import java.util.function.LongPredicate;
 import java.util.function.Predicate;
@@ -48,6 +52,7 @@ public final class KeyRepository implements AutoCloseable {
     private final KeyWriter writer;
     private final KeyCache cache;
     private final Kek kek;
+    private final Sealer snapshotSealer;
 
     /**
      * A repository on {@code store}, which the caller keeps and closes.
@@ -68,6 +73,7 @@ public final class KeyRepository implements AutoCloseable {
         Sealer sealer = new Sealer(kek);
         checkKek(store, sealer, kek);
         this.unsealer = new KeyUnsealer(sealer, kek, parser);
+        this.snapshotSealer = new Sealer(kek.derivedKek(KeyCacheSnapshot.PURPOSE));
         this.writer = new KeyWriter(store, sealer);
     }
 
@@ -309,6 +315,43 @@ public final class KeyRepository implements AutoCloseable {
     private void readRecords(List<byte[]> keyIds, Map<String, byte[]> records) {
         List<byte[]> recordKeys = keyIds.stream().map(StoreLayout::recordKey).toList();
         store.getAll(recordKeys, (key, record) -> records.put(KeyIds.hex(StoreLayout.keyIdOf(key)), record));
+    }
+
+    /**
+     * Writes the packed keys of the parsed-key cache to {@code file}, sealed, for the next start to read back whole
+     * ({@link KeyCacheSnapshot}: trusted only while the store is unchanged). Returns the keys written, or -1 when the
+     * store keeps no write sequence to stamp it with (Redis): then nothing is written and an older file is removed.
+     */
+    public long saveCacheSnapshot(Path file) throws IOException {
+        return saveCacheSnapshot(file, KeyCacheSnapshot.CHUNK);
+    }
+
+    /** {@link #saveCacheSnapshot(Path)} sealed in chunks of at most {@code chunk} bytes (tests use small ones). */
+    long saveCacheSnapshot(Path file, int chunk) throws IOException {
+        OptionalLong sequence = store.writeSequence();
+        if (sequence.isEmpty()) {
+            Files.deleteIfExists(file);
+            return -1;
+        }
+        long written = cache.saveSnapshot(file, snapshotSealer, sequence.getAsLong(), count(), chunk);
+        if (!store.writeSequence().equals(sequence)) { // not while this server runs: the keys commands write
+            Files.deleteIfExists(file);
+            throw new IOException("the key store was written to while its cache was being saved");
+        }
+        return written;
+    }
+
+    /**
+     * Reads what {@link #saveCacheSnapshot} wrote into the parsed-key cache when the store is as it was then, and
+     * deletes {@code file} either way. For a start, before it serves.
+     */
+    public KeyCacheSnapshot.Loaded loadCacheSnapshot(Path file) throws IOException {
+        OptionalLong sequence = store.writeSequence();
+        if (sequence.isEmpty()) {
+            Files.deleteIfExists(file);
+            return KeyCacheSnapshot.Loaded.refused("the key store keeps no write sequence");
+        }
+        return cache.loadSnapshot(file, snapshotSealer, sequence.getAsLong(), count());
     }
 
     /**

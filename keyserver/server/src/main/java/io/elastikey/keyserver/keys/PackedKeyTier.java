@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 
 /**
@@ -134,6 +135,22 @@ final class PackedKeyTier implements AutoCloseable {
 
     /** Up to {@code limit} identifiers, the most often asked for first. */
     List<String> hottest(int limit) {
+        List<String> identifiers = new ArrayList<>();
+        if (limit <= 0) {
+            return identifiers;
+        }
+        forEachHottest((key, packed) -> {
+            identifiers.add(new String(key, StandardCharsets.UTF_8));
+            return identifiers.size() < limit;
+        }, false);
+        return identifiers;
+    }
+
+    /**
+     * Visits the entries, the most often asked for first, until {@code visitor} returns {@code false}: each key with
+     * its packed key when {@code withPackedKeys} (a copy the visitor owns, and must wipe), else with {@code null}.
+     */
+    void forEachHottest(BiPredicate<byte[], byte[]> visitor, boolean withPackedKeys) {
         HotTier tier = released.tier;
         long[] hashes = tier.hashesInRingOrder();
         long[] ranked = new long[hashes.length];
@@ -142,14 +159,14 @@ final class PackedKeyTier implements AutoCloseable {
             ranked[i] = (long) (15 - sketch.frequency(hashes[i])) << 32 | i;
         }
         Arrays.sort(ranked);
-        List<String> identifiers = new ArrayList<>(Math.min(limit, hashes.length));
-        for (int i = 0; i < ranked.length && identifiers.size() < limit; i++) {
-            byte[] key = tier.keyOf(hashes[(int) ranked[i]]);
-            if (key != null) {
-                identifiers.add(new String(key, StandardCharsets.UTF_8));
+        for (long rank : ranked) {
+            long hash = hashes[(int) rank];
+            byte[] key = tier.keyOf(hash);
+            byte[] packed = key == null || !withPackedKeys ? null : read(key, hash);
+            if (key != null && (packed != null || !withPackedKeys) && !visitor.test(key, packed)) {
+                return;
             }
         }
-        return identifiers;
     }
 
     long entries() {

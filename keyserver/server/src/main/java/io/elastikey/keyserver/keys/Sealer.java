@@ -42,6 +42,11 @@ final class Sealer {
 
     /** {@code plaintext} sealed and bound to {@code associatedData}. */
     byte[] seal(byte[] plaintext, byte[] associatedData) {
+        return seal(plaintext, plaintext.length, associatedData);
+    }
+
+    /** The first {@code length} bytes of {@code plaintext} sealed and bound to {@code associatedData}. */
+    byte[] seal(byte[] plaintext, int length, byte[] associatedData) {
         byte[] nonce = new byte[NONCE_LENGTH];
         RANDOM.nextBytes(nonce);
         try {
@@ -49,9 +54,9 @@ final class Sealer {
             cipher.init(Cipher.ENCRYPT_MODE, kek.secretKey(), new GCMParameterSpec(TAG_LENGTH * 8, nonce));
             cipher.updateAAD(VERSION_AAD);
             cipher.updateAAD(associatedData);
-            ByteBuffer out = ByteBuffer.allocate(1 + NONCE_LENGTH + cipher.getOutputSize(plaintext.length));
+            ByteBuffer out = ByteBuffer.allocate(1 + NONCE_LENGTH + cipher.getOutputSize(length));
             out.put(VERSION).put(nonce);
-            cipher.doFinal(ByteBuffer.wrap(plaintext), out);
+            cipher.doFinal(ByteBuffer.wrap(plaintext, 0, length), out);
             return out.array();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-256-GCM is unavailable in this Java runtime ("
