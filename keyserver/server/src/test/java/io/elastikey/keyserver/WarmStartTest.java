@@ -106,12 +106,12 @@ class WarmStartTest {
         assertThat(fixture.metrics().value("elastikey_keys_snapshot_loaded")).as("read back before ready")
                 .isEqualTo(USED);
         assertThat(dir.resolve("key-cache.sealed")).as("used once").doesNotExist();
-        HttpClient client = fixture.client(HttpClient.Version.HTTP_2);
-        signAll(client, keys.subList(0, USED));
+        HttpClient restarted = fixture.client(HttpClient.Version.HTTP_2);
+        signAll(restarted, keys.subList(0, USED));
         assertThat(fixture.metrics().value("elastikey_keys_cache_misses_total")).as("the keys in use all hit")
                 .isZero();
         // Every key, used before or not, while the reload may still run: all answers verify.
-        signAll(client, keys);
+        signAll(restarted, keys);
         awaitReloaded(USED);
         assertThat(fixture.metrics().value("elastikey_keys_cache_entries")).isGreaterThanOrEqualTo(USED);
     }
