@@ -2,11 +2,7 @@
 package io.elastikey.keyserver.keys;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.elastikey.keyserver.crypto.CryptoOperations;
-import io.elastikey.keyserver.crypto.CryptoProvider;
-import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.ski.SignatureScheme;
@@ -25,7 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,8 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KeyCacheSnapshotTest {
     private static final int KEYS = 40;
-    private static CryptoProvider provider;
-    private static CryptoOperations operations;
+    private static NativeP256 p256;
 
     @TempDir
     Path dir;
@@ -47,15 +41,9 @@ class KeyCacheSnapshotTest {
     private final List<KeyEntry> entries = new ArrayList<>();
     private final Map<String, LoadedKey> loadedFromTheStore = new HashMap<>();
 
-    @BeforeAll
-    static void nativeSigner() {
-        provider = CryptoProvider.select(ProviderChoice.AUTO, true);
-        assumeTrue(provider.signsP256Natively(), () -> "no native P-256 signer here: " + provider.description());
-        operations = new CryptoOperations(provider, new byte[32]);
-    }
-
     @BeforeEach
     void addAndUseKeys() {
+        p256 = NativeP256.assumed();
         open(dir.resolve("store"), KeyRepositoryTest.KEK, KeyRepositoryTest.CACHE);
         for (int i = 0; i < KEYS; i++) {
             entries.add(TestKeys.fresh(KeyType.EC_P256, "snap-" + i + ".example.test", "tier-" + i % 3));
@@ -188,7 +176,7 @@ class KeyCacheSnapshotTest {
 
     private void open(Path storeDir, Kek kek, long cache) {
         store = KeyRepositoryTest.openStore(storeDir);
-        keys = new KeyRepository(store, kek, provider.keyParser(), cache);
+        keys = new KeyRepository(store, kek, p256.provider().keyParser(), cache);
     }
 
     private void reopen(long cache) {
@@ -199,7 +187,7 @@ class KeyCacheSnapshotTest {
 
     private static void assertSigns(KeyEntry entry, LoadedKey key) throws Exception {
         byte[] content = "signed content".getBytes(StandardCharsets.US_ASCII);
-        byte[] signature = operations.perform(key, SkiRequest.sign(fingerprint(entry),
+        byte[] signature = p256.operations().perform(key, SkiRequest.sign(fingerprint(entry),
                 SignatureScheme.ECDSA_SECP256R1_SHA256, content));
         Signature verify = Signature.getInstance("SHA256withECDSA", "SunEC");
         verify.initVerify(entry.certificate().getPublicKey());

@@ -2,11 +2,9 @@
 package io.elastikey.keyserver.keys;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.elastikey.keyserver.crypto.CryptoOperations;
 import io.elastikey.keyserver.crypto.CryptoProvider;
-import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.ski.SignatureScheme;
@@ -40,9 +38,9 @@ class PackedKeyCacheTest {
 
     @BeforeAll
     static void nativeSigner() {
-        provider = CryptoProvider.select(ProviderChoice.AUTO, true);
-        assumeTrue(provider.signsP256Natively(), () -> "no native P-256 signer here: " + provider.description());
-        operations = new CryptoOperations(provider, new byte[32]);
+        NativeP256 p256 = NativeP256.assumed();
+        provider = p256.provider();
+        operations = p256.operations();
     }
 
     @BeforeEach
