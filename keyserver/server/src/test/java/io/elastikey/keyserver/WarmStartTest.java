@@ -7,6 +7,8 @@ import static io.elastikey.keyserver.SkiEndToEndTest.verifyEcdhe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elastikey.keyserver.KeyServerFixture.TestKey;
+import io.elastikey.keyserver.cli.KeysCommand;
+import io.elastikey.keyserver.cli.Progress;
 import io.elastikey.keyserver.crypto.CryptoProvider;
 import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.keyserver.keys.KeyEntry;
@@ -14,7 +16,10 @@ import io.elastikey.keyserver.keys.KeyRepository;
 import io.elastikey.protocol.pki.CertificateAuthority;
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.pki.KeyType;
+import io.elastikey.protocol.pki.PemFiles;
 import io.elastikey.protocol.pki.Validity;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -32,6 +37,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * A key server restarted over keys on disk: it exercises its path before it says ready, saves its packed keys
@@ -114,6 +120,54 @@ class WarmStartTest {
         signAll(restarted, keys);
         awaitReloaded(USED);
         assertThat(fixture.metrics().value("elastikey_keys_cache_entries")).isGreaterThanOrEqualTo(USED);
+    }
+
+    /**
+     * {@code keys generate} ends as a stop does, with the sealed snapshot and the hot-key list of a server that held
+     * every key: the first start after it has them all cached before it is ready, and no request misses.
+     */
+    @Test
+    void keysGenerateLeavesTheFirstStartEveryKeyCached() throws Exception {
+        fixture = KeyServerFixture.create(dir, Map.of());
+        int count = 30;
+        StringWriter out = new StringWriter();
+        CommandLine keys = KeysCommand.commandLine(Progress.NONE);
+        keys.setOut(new PrintWriter(out, true));
+        String[] common = {"--data", dir.toString(), "--set", "keys.expected=4096"};
+        assertThat(keys.execute(concat(new String[] {"generate"}, common, "--count", "" + count, "--type", "ec256")))
+                .as(out.toString()).isZero();
+        assertThat(out.toString()).contains("prepared the key server's next start: " + count + " of " + count
+                + " keys cached and sealed");
+        assertThat(dir.resolve("key-cache.sealed")).exists();
+        Path exported = dir.resolve("public.pem");
+        assertThat(keys.execute(concat(new String[] {"export-public"}, common, "--out", exported.toString())))
+                .isZero();
+        List<TestKey> generated = PemFiles.readCertificates(exported).stream()
+                .map(c -> new TestKey(KeyType.EC_P256, new KeyPair(c.getPublicKey(), null), c)).toList();
+
+        fixture.startServing();
+        assertReady();
+        assertThat(fixture.metrics().value("elastikey_keys_snapshot_loaded")).isEqualTo(count);
+        signAll(fixture.client(HttpClient.Version.HTTP_2), generated);
+        assertThat(fixture.metrics().value("elastikey_keys_cache_misses_total")).isZero();
+    }
+
+    @Test
+    void keysGenerateWithNoWarmStartLeavesNoFiles() throws Exception {
+        StringWriter out = new StringWriter();
+        CommandLine keys = KeysCommand.commandLine(Progress.NONE);
+        keys.setOut(new PrintWriter(out, true));
+        assertThat(keys.execute("generate", "--data", dir.toString(), "--count", "3", "--no-warm-start")).isZero();
+        assertThat(out.toString()).doesNotContain("prepared");
+        assertThat(dir.resolve("key-cache.sealed")).doesNotExist();
+        assertThat(dir.resolve("hot-keys")).doesNotExist();
+    }
+
+    private static String[] concat(String[] first, String[] second, String... rest) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(List.of(second));
+        all.addAll(List.of(rest));
+        return all.toArray(String[]::new);
     }
 
     /**

@@ -23,11 +23,12 @@ import io.elastikey.protocol.pki.KeyType;
  * A data set of {@code ecKeys} ECDSA P-256 keys and {@code rsaKeys} RSA-2048 keys (every one a distinct key with its
  * own certificate: no RSA pool), in one key server data directory, made by the same commands an operator would run:
  * <pre>
- *   ./elastikey keys generate --data DIR/data --set keys.expected=E --count N --type ec256
+ *   ./elastikey keys generate --data DIR/data --set keys.expected=E --count N --type ec256 --no-warm-start
  *   ./elastikey keys generate --data DIR/data --set keys.expected=E --count R --type rsa2048 --first N
  *   ./elastikey keys export-public --data DIR/data --set keys.expected=E --out DIR/certs.pem
  * </pre>
- * then one pass of {@link KeyListCommand#convert} splits the certificates into {@code ec256.keys} and
+ * (the second one prepares the key server's first start for both: WarmStartMixin), then one pass of {@link
+ * KeyListCommand#convert} splits the certificates into {@code ec256.keys} and
  * {@code rsa2048.keys}, the key lists the load generator reads in seconds.
  *
  * <p><b>Layout of DIR:</b> {@code data/} (the key server's data directory: store, KEK, dev PKI, policy),
@@ -100,7 +101,7 @@ final class ScaleDataSet {
                 rsaKeys, directory);
         steps.put("generate_ec256", run(out, "generate " + String.format("%,d", ecKeys) + " ec256 keys",
                 elastikey.toString(), "keys", "generate", "--data", data.toString(), "--set", expected,
-                "--count", Long.toString(ecKeys), "--type", "ec256"));
+                "--count", Long.toString(ecKeys), "--type", "ec256", "--no-warm-start"));
         steps.put("generate_rsa2048", run(out, "generate " + String.format("%,d", rsaKeys)
                         + " rsa2048 keys (every key distinct: slow, once)",
                 elastikey.toString(), "keys", "generate", "--data", data.toString(), "--set", expected,

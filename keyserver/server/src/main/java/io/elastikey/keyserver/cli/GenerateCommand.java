@@ -25,6 +25,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -79,6 +80,9 @@ final class GenerateCommand extends KeysSubcommand {
     @Option(names = "--threads", paramLabel = "N", description = "Worker threads (default: the number of cores).")
     int threads = Runtime.getRuntime().availableProcessors();
 
+    @Mixin
+    WarmStartMixin warmStart = new WarmStartMixin();
+
     @Override
     int run() throws Exception {
         KeyType keyType = KeyType.parse(type);
@@ -122,10 +126,11 @@ final class GenerateCommand extends KeysSubcommand {
             out().printf("generated %,d %s certificates%s in %.1f s (%,.0f/s, %s); the store holds %,d keys%n",
                     count, keyType.cliName(), pool.isEmpty() ? " and keys" : " for " + pool.size() + " pooled keys",
                     seconds, count / seconds, provider, keys.count());
-            return 0;
         } finally {
             workers.shutdownNow();
         }
+        warmStart.prepare(config, progress(), out());
+        return 0;
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -40,6 +41,9 @@ final class ImportCommand extends KeysSubcommand {
     @Option(names = "--batch", defaultValue = "1000", paramLabel = "N",
             description = "Keys per store write (default: ${DEFAULT-VALUE}).")
     int batch;
+
+    @Mixin
+    WarmStartMixin warmStart = new WarmStartMixin();
 
     @Override
     int run() throws Exception {
@@ -78,6 +82,7 @@ final class ImportCommand extends KeysSubcommand {
                         keyIds.size(), certificates, plan.files.size(), keys.count());
             }
             report(plan);
+            warmStart.prepare(config(), progress(), out());
             return 0;
         } finally {
             if (password != null) {

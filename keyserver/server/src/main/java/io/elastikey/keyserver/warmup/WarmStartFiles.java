@@ -29,13 +29,15 @@ public final class WarmStartFiles {
     private static final Logger log = LoggerFactory.getLogger(WarmStartFiles.class);
     /** Identifiers kept between runs: more than the default cache holds, some 60 MB of file at most. */
     private static final int HOT_KEYS_LIMIT = 1_500_000;
+    /** The cache snapshot's name in the data directory. */
+    public static final String SNAPSHOT = "key-cache.sealed";
 
     private final Path snapshot;
     private final HotKeyFile hotKeys;
     private volatile long snapshotKeys;
 
     public WarmStartFiles(Path dataDir) {
-        this.snapshot = dataDir.resolve("key-cache.sealed");
+        this.snapshot = dataDir.resolve(SNAPSHOT);
         this.hotKeys = new HotKeyFile(dataDir.resolve("hot-keys"));
     }
 
