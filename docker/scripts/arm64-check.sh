@@ -54,7 +54,7 @@ docker run --rm "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data"
 log "starting the key server (SKI 127.0.0.1:$SKI, admin 127.0.0.1:$ADMIN, memory governor on)"
 docker run -d --name "$NAME" "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data" \
   -e ELASTIKEY_ADMIN_LISTEN="127.0.0.1:$ADMIN" "$IMAGE" keyserver --dev --set "listen=127.0.0.1:$SKI" \
-  --set keyless.listen=off --set warmup.exercise=0s --set store.governor=on \
+  --set keyless.listen=off --set warmup.exercise=0s --set warmup.requests=0s --set store.governor=on \
   --set scaleup.socket=/tmp/no-agent.sock >/dev/null
 started=$SECONDS
 for _ in $(seq 1 900); do

@@ -116,6 +116,7 @@ final class EdgeFixture implements AutoCloseable {
                 "listen", "127.0.0.1:" + port, "admin.listen", "127.0.0.1:0", "keyless.listen", "127.0.0.1:0",
                 "keys.expected", "1024", "store.memory", "8m", "io.threads", "1", "crypto.workers", "2",
                 "warmup.exercise", "0s", "dev", "true"));
+        settings.put("warmup.requests", "0s");
         settings.putAll(extra);
         return KeyServerConfig.from(new ConfigSource(settings, Map.of(), null));
     }

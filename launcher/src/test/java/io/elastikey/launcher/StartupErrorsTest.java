@@ -43,7 +43,7 @@ class StartupErrorsTest {
     /** The key server's arguments: its own data directory, any free ports, no warm-up. */
     private String[] keyserver(String... more) {
         List<String> args = new ArrayList<>(List.of("keyserver", "--dev", "--data", tmp.resolve("ks").toString(),
-                "--set", "listen=127.0.0.1:0", "--set", "admin.listen=127.0.0.1:0", "--set", "warmup.exercise=0s",
+                "--set", "listen=127.0.0.1:0", "--set", "admin.listen=127.0.0.1:0", "--set", "warmup.exercise=0s", "--set", "warmup.requests=0s",
                 "--set", "keys.expected=1024", "--set", "store.memory=8m"));
         args.addAll(List.of(more));
         return args.toArray(String[]::new);

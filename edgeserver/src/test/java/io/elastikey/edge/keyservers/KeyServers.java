@@ -144,6 +144,7 @@ final class KeyServers implements AutoCloseable {
         settings.put("admin.listen", "127.0.0.1:0");
         settings.put("keyless.listen", "127.0.0.1:0");
         settings.put("warmup.exercise", "0s");
+        settings.put("warmup.requests", "0s");
         settings.put("keys.expected", "4096");
         settings.put("store.memory", "16m");
         settings.put("io.threads", "1");

@@ -25,6 +25,7 @@ import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.keyserver.keys.KeyRepository;
 import io.elastikey.keyserver.warmup.KeyWarmup;
+import io.elastikey.keyserver.warmup.NetworkWarmup;
 import io.elastikey.keyserver.warmup.WarmStartFiles;
 import io.elastikey.store.Stores;
 import io.elastikey.keyserver.ski.AuditingRequestLog;
@@ -161,6 +162,8 @@ public final class KeyServer implements AutoCloseable {
         TicketKeyService ticketKeys = new TicketKeyService(new TicketKeySchedule(
                 repository.derivedSecret("session ticket keys v1"), config.ticketRotation(), System::currentTimeMillis),
                 identity -> policy.current().grantsFor(identity));
+        NetworkWarmup.run(config, acceptors, io, service, ticketKeys, warmup.sampleRequests(lastHotKeys),
+                config.warmupRequests());
         channel = listen(acceptors, io, "listen", config.listen(), new KeyServerInitializer(config, tls, metrics, callers,
                 service, new AuditingRequestLog(metrics, audit, ClientProtocol.SKI), ticketKeys));
         if (config.keylessListen() != null) {

@@ -63,6 +63,7 @@ final class KeyServerFixture implements AutoCloseable {
         this.settings.put("data", dataDir.toString());
         this.settings.putIfAbsent("listen", "127.0.0.1:0");
         this.settings.putIfAbsent("warmup.exercise", "0s"); // a test server need not be warm; WarmStartTest is
+        this.settings.putIfAbsent("warmup.requests", "0s");
         this.settings.putIfAbsent("keys.expected", "4096");
         this.settings.putIfAbsent("admin.listen", "127.0.0.1:0");
         this.settings.putIfAbsent("keyless.listen", "127.0.0.1:0");

@@ -152,6 +152,28 @@ class WarmStartTest {
         assertThat(fixture.metrics().value("elastikey_keys_cache_misses_total")).isZero();
     }
 
+    /**
+     * Before it is ready, a start signs through its own request pipeline (TLS, HTTP/2 and HTTP/1.1, JSON) on a
+     * listener of its own with a throwaway PKI: the signatures happen, no client request is counted or audited, and
+     * the real endpoint then answers as usual.
+     */
+    @Test
+    void aStartSendsItselfRequestsThroughItsPipelineBeforeItIsReady() throws Exception {
+        fixture = KeyServerFixture.create(dir, Map.of("warmup.requests", "1s"));
+        List<TestKey> keys = addEcKeys(4);
+        Files.write(dir.resolve("hot-keys"), keys.stream().map(WarmStartTest::fingerprint).toList());
+        fixture.startServing();
+        assertReady();
+        ScrapedMetrics metrics = fixture.metrics();
+        double signatures = metrics.find("elastikey_crypto_operations_total").stream()
+                .mapToDouble(ScrapedMetrics.Sample::value).sum();
+        assertThat(signatures).as("the warm-up's signatures").isGreaterThan(100);
+        assertThat(metrics.find("elastikey_ski_requests_total").stream().mapToDouble(ScrapedMetrics.Sample::value)
+                .sum()).as("no client request counted").isZero();
+        signAll(fixture.client(HttpClient.Version.HTTP_2), keys);
+        signAll(fixture.client(HttpClient.Version.HTTP_1_1), keys);
+    }
+
     @Test
     void keysGenerateWithNoWarmStartLeavesNoFiles() throws Exception {
         StringWriter out = new StringWriter();

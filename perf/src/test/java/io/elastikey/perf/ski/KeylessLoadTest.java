@@ -42,7 +42,7 @@ class KeylessLoadTest {
         PemFiles.writeCertificates(keysFile, new ArrayList<>(data.certificates().values()));
         server = KeyServer.start(KeyServerConfig.from(new ConfigSource(Map.of("data", dataDir.toString(),
                 "listen", "127.0.0.1:0", "admin.listen", "127.0.0.1:0", "keyless.listen", "127.0.0.1:0",
-                "keys.expected", "4096", "warmup.exercise", "0s", "dev", "true"), Map.of(), null)));
+                "keys.expected", "4096", "warmup.exercise", "0s", "warmup.requests", "0s", "dev", "true"), Map.of(), null)));
     }
 
     @AfterAll

@@ -63,6 +63,7 @@ public final class KeyServerConfig {
     private final Path kekFile;
     private final long keyCacheBytes;
     private final Duration warmupExercise;
+    private final Duration warmupRequests;
     private final long expectedKeys;
     private final long storeMemoryBytes;
     private final FsyncPolicy storeFsync;
@@ -117,6 +118,7 @@ public final class KeyServerConfig {
         kekFile = path(source, "kek.file", dataDir.resolve("kek"));
         keyCacheBytes = keyCacheBytes(or(source.get("keys.cache"), DEFAULT_KEY_CACHE));
         warmupExercise = Values.duration("warmup.exercise", or(source.get("warmup.exercise"), "5s"));
+        warmupRequests = Values.duration("warmup.requests", or(source.get("warmup.requests"), "3s"));
         expectedKeys = Values.size("keys.expected", or(source.get("keys.expected"), "256k"));
         if (expectedKeys < 1 || expectedKeys > (1L << 32)) {
             throw new ConfigException("keys.expected: " + expectedKeys + " is outside 1 to 2^32");
@@ -306,6 +308,11 @@ public final class KeyServerConfig {
     public long keyCacheBytes() { return keyCacheBytes; }
     /** How long a starting server exercises its lookup-and-sign path before it reports ready; 0 skips it. */
     public Duration warmupExercise() { return warmupExercise; }
+    /**
+     * How long a starting server sends SKI requests to itself over loopback TLS, through the request pipeline,
+     * before it reports ready; 0 skips it.
+     */
+    public Duration warmupRequests() { return warmupRequests; }
     /** How many keys the store's index is laid out for; it grows past this, more slowly. */
     public long expectedKeys() { return expectedKeys; }
     public long storeMemoryBytes() { return storeMemoryBytes; }

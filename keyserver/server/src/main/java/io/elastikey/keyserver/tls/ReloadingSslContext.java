@@ -29,8 +29,21 @@ public final class ReloadingSslContext {
         this.current = ServerTlsContexts.build(config);
     }
 
+    private ReloadingSslContext(SslContext fixed) {
+        this.config = null;
+        this.current = fixed;
+    }
+
+    /** A context that never reloads: for a listener that lives seconds ({@code warmup.NetworkWarmup}). */
+    public static ReloadingSslContext fixed(SslContext context) {
+        return new ReloadingSslContext(context);
+    }
+
     /** Watches the TLS files with {@code watcher}. */
     public void watch(FileWatcher watcher) {
+        if (config == null) {
+            throw new IllegalStateException("a fixed TLS context has no files to watch");
+        }
         List<Path> files = new ArrayList<>(List.of(config.tlsCertificate(), config.tlsKey(), config.tlsClientCa()));
         if (config.tlsCrl() != null) {
             files.add(config.tlsCrl());
@@ -40,6 +53,9 @@ public final class ReloadingSslContext {
 
     /** Builds a new context from the files; on failure the old one stays in use. */
     public void reload() throws IOException, GeneralSecurityException {
+        if (config == null) {
+            throw new IllegalStateException("a fixed TLS context has no files to reload");
+        }
         SslContext old = current;
         try {
             current = ServerTlsContexts.build(config);

@@ -21,6 +21,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.PrivateKey;
 import java.security.KeyStore;
 import java.security.cert.CRL;
 import java.security.cert.CRLException;
@@ -73,9 +74,23 @@ public final class ServerTlsContexts {
         }
         List<X509CRL> crls = config.tlsCrl() == null ? List.of()
                 : read("tls.crl", config.tlsCrl(), file -> readCrls(file, authorities));
-        SslProvider provider = provider(config.tlsProvider());
-        X509ExtendedTrustManager trust = trustManager(authorities, crls);
-        return SslContextBuilder.forServer(read("tls.key", config.tlsKey(), PemFiles::readPrivateKey), chain)
+        return build(read("tls.key", config.tlsKey(), PemFiles::readPrivateKey), chain,
+                trustManager(authorities, crls), config.tlsProvider());
+    }
+
+    /**
+     * A server context set up as the configured one is, over a key and certificates in memory, trusting client
+     * certificates of {@code authorities}: what the start-up's requests to itself use ({@code warmup.NetworkWarmup}).
+     */
+    public static SslContext build(PrivateKey key, List<X509Certificate> chain, List<X509Certificate> authorities,
+                                   TlsProvider wanted) throws IOException, GeneralSecurityException {
+        return build(key, chain, trustManager(authorities, List.of()), wanted);
+    }
+
+    private static SslContext build(PrivateKey key, List<X509Certificate> chain, X509ExtendedTrustManager trust,
+                                    TlsProvider wanted) throws IOException {
+        SslProvider provider = provider(wanted);
+        return SslContextBuilder.forServer(key, chain)
                 .sslProvider(provider)
                 .trustManager(provider == SslProvider.OPENSSL ? new AlertingTrustManager(trust) : trust)
                 .clientAuth(ClientAuth.REQUIRE)

@@ -227,6 +227,23 @@ public final class KeyWarmup {
     }
 
     /**
+     * A signature request for each of up to {@value #EXERCISE_KEYS} keys of {@code identifiers} (chosen as {@link
+     * #exercise} chooses them), in the scheme its type signs with: what {@link NetworkWarmup} sends.
+     */
+    public List<SkiRequest> sampleRequests(List<String> identifiers) {
+        List<SkiRequest> requests = new ArrayList<>();
+        for (String name : exerciseKeys(identifiers)) {
+            LoadedKey key = repository.findUncached(name);
+            if (key != null) {
+                byte[] input = new byte[64];
+                ThreadLocalRandom.current().nextBytes(input);
+                requests.add(SkiRequest.sign(name, schemeFor(key.type()), input));
+            }
+        }
+        return requests;
+    }
+
+    /**
      * Up to {@value #EXERCISE_KEYS} of {@code identifiers}, spread over the list: its head is all key objects (RSA
      * first, see {@link KeyRepository#hottestCached}), whose signatures cost 30 times a P-256 one, and the budget
      * went on a few thousand of them while the common path stayed cold.
