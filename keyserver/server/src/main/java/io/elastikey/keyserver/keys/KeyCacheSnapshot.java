@@ -56,8 +56,15 @@ public final class KeyCacheSnapshot {
      * ({@code shortOf}: no file, another store state, damage), or {@code null} when it read it all or filled the cache.
      */
     public record Loaded(long cached, String shortOf) {
+        static final String NO_FILE = "no snapshot";
+
         static Loaded refused(String why) {
             return new Loaded(0, why);
+        }
+
+        /** Whether there was no snapshot to read at all (the first start, one after a kill). */
+        public boolean noFile() {
+            return NO_FILE.equals(shortOf);
         }
     }
 
@@ -131,7 +138,7 @@ public final class KeyCacheSnapshot {
             return read(new DataInputStream(new BufferedInputStream(raw, 1 << 16)), sealer, writeSequence, keyCount,
                     sink);
         } catch (NoSuchFileException e) {
-            return Loaded.refused("no snapshot");
+            return Loaded.refused(Loaded.NO_FILE);
         } finally {
             Files.deleteIfExists(file);
         }

@@ -348,8 +348,8 @@ public final class KeyRepository implements AutoCloseable {
     public KeyCacheSnapshot.Loaded loadCacheSnapshot(Path file) throws IOException {
         OptionalLong sequence = store.writeSequence();
         if (sequence.isEmpty()) {
-            Files.deleteIfExists(file);
-            return KeyCacheSnapshot.Loaded.refused("the key store keeps no write sequence");
+            return KeyCacheSnapshot.Loaded.refused(Files.deleteIfExists(file) ? "the key store keeps no write sequence"
+                    : KeyCacheSnapshot.Loaded.NO_FILE);
         }
         return cache.loadSnapshot(file, snapshotSealer, sequence.getAsLong(), count());
     }

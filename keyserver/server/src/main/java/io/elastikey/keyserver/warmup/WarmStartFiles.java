@@ -54,7 +54,7 @@ public final class WarmStartFiles {
                 log.info("key cache snapshot {}: {} keys cached in {} ms{}", snapshot, loaded.cached(),
                         (System.nanoTime() - start) / 1_000_000,
                         loaded.shortOf() == null ? "" : "; the rest not read: " + loaded.shortOf());
-            } else if (!loaded.shortOf().equals("no snapshot")) {
+            } else if (!loaded.noFile()) {
                 log.info("key cache snapshot {} not used: {}", snapshot, loaded.shortOf());
             }
         } catch (IOException | RuntimeException e) {
