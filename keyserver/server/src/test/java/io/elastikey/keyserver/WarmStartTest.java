@@ -15,6 +15,7 @@ import io.elastikey.keyserver.keys.KeyEntry;
 import io.elastikey.keyserver.keys.KeyRepository;
 import io.elastikey.protocol.pki.CertificateAuthority;
 import io.elastikey.protocol.pki.KeyIds;
+import io.elastikey.protocol.pki.IssuedCertificate;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.pki.PemFiles;
 import io.elastikey.protocol.pki.Validity;
@@ -136,8 +137,8 @@ class WarmStartTest {
         String[] common = {"--data", dir.toString(), "--set", "keys.expected=4096"};
         assertThat(keys.execute(concat(new String[] {"generate"}, common, "--count", "" + count, "--type", "ec256")))
                 .as(out.toString()).isZero();
-        assertThat(out.toString()).contains("prepared the key server's next start: " + count + " of " + count
-                + " keys cached and sealed");
+        assertThat(out.toString()).contains("prepared the key server's next start: " + count + " keys cached (a walk "
+                + "of the " + count + " stored keys)");
         assertThat(dir.resolve("key-cache.sealed")).exists();
         Path exported = dir.resolve("public.pem");
         assertThat(keys.execute(concat(new String[] {"export-public"}, common, "--out", exported.toString())))
@@ -172,6 +173,43 @@ class WarmStartTest {
                 .sum()).as("no client request counted").isZero();
         signAll(fixture.client(HttpClient.Version.HTTP_2), keys);
         signAll(fixture.client(HttpClient.Version.HTTP_1_1), keys);
+    }
+
+    /**
+     * An import into a store whose last snapshot still matches it takes that snapshot and adds the keys it wrote,
+     * without walking the store, and the start after it has the old keys and the new one cached.
+     */
+    @Test
+    void anImportOnTopOfAMatchingSnapshotAddsItsKeysWithoutAWalk() throws Exception {
+        fixture = KeyServerFixture.create(dir, Map.of());
+        StringWriter out = new StringWriter();
+        CommandLine keys = KeysCommand.commandLine(Progress.NONE);
+        keys.setOut(new PrintWriter(out, true));
+        String[] common = {"--data", dir.toString(), "--set", "keys.expected=4096"};
+        assertThat(keys.execute(concat(new String[] {"generate"}, common, "--count", "12"))).isZero();
+        IssuedCertificate issued = fixture.pki().ca().issueServer("imported.example.test",
+                List.of("imported.example.test"), KeyType.EC_P256, Validity.days(30));
+        Path pem = dir.resolve("imported.pem");
+        PemFiles.writePrivateKey(pem, issued.privateKey());
+        Files.writeString(pem, Files.readString(pem) + Files.readString(writeChain(issued)));
+
+        assertThat(keys.execute(concat(new String[] {"import"}, common, pem.toString()))).as(out.toString()).isZero();
+
+        assertThat(out.toString()).contains("prepared the key server's next start: 13 keys cached (the last stop's "
+                + "snapshot and the 1 key(s) written now)");
+        fixture.startServing();
+        assertReady();
+        assertThat(fixture.metrics().value("elastikey_keys_snapshot_loaded")).isEqualTo(13);
+        TestKey imported = new TestKey(KeyType.EC_P256, new KeyPair(issued.certificate().getPublicKey(), null),
+                issued.certificate());
+        signAll(fixture.client(HttpClient.Version.HTTP_1_1), List.of(imported));
+        assertThat(fixture.metrics().value("elastikey_keys_cache_misses_total")).isZero();
+    }
+
+    private Path writeChain(IssuedCertificate issued) throws Exception {
+        Path chain = dir.resolve("imported-chain.pem");
+        PemFiles.writeCertificates(chain, issued.chain());
+        return chain;
     }
 
     @Test

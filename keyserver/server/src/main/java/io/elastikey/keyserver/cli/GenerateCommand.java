@@ -104,7 +104,7 @@ final class GenerateCommand extends KeysSubcommand {
             thread.setDaemon(true);
             return thread;
         });
-        try (KeyRepository keys = openRepository()) {
+        try (KeyRepository keys = warmStart.open(config)) {
             long started = System.nanoTime();
             List<KeyPair> pool = rsaPool > 0 ? pool(workers, keyType, (int) Math.min(rsaPool, count)) : List.of();
             KeyBatchMaker maker = new KeyBatchMaker(devPki.ca(), keyType, pool, namePattern, Set.copyOf(tags),
@@ -126,11 +126,11 @@ final class GenerateCommand extends KeysSubcommand {
             out().printf("generated %,d %s certificates%s in %.1f s (%,.0f/s, %s); the store holds %,d keys%n",
                     count, keyType.cliName(), pool.isEmpty() ? " and keys" : " for " + pool.size() + " pooled keys",
                     seconds, count / seconds, provider, keys.count());
+            warmStart.finish(keys, null, progress(), out());
+            return 0;
         } finally {
             workers.shutdownNow();
         }
-        warmStart.prepare(config, progress(), out());
-        return 0;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.elastikey.keyserver.cli;
 
 import io.elastikey.keyserver.keys.KeyEntry;
 import io.elastikey.keyserver.keys.KeyRepository;
+import io.elastikey.protocol.pki.KeyIds;
 
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
@@ -55,7 +56,8 @@ final class ImportCommand extends KeysSubcommand {
             Set<String> keyIds = new HashSet<>();
             int certificates = 0;
             int done = 0;
-            try (KeyRepository keys = openRepository()) {
+            List<String> fingerprints = new ArrayList<>();
+            try (KeyRepository keys = warmStart.open(config())) {
                 List<KeyEntry> pending = new ArrayList<>();
                 for (var keyFile : plan.keyFiles.entrySet()) {
                     KeyFile contents = KeyFile.read(keyFile.getKey(), password);
@@ -65,7 +67,7 @@ final class ImportCommand extends KeysSubcommand {
                         pending.add(KeyEntry.of(contents.key(), chain, tagSet));
                     }
                     done++;
-                    certificates += flushIfFull(keys, pending, keyIds, false);
+                    certificates += flushIfFull(keys, pending, keyIds, fingerprints, false);
                     progress.update(done);
                 }
                 for (Path file : plan.pkcs12Files) {
@@ -73,16 +75,16 @@ final class ImportCommand extends KeysSubcommand {
                         pending.add(KeyEntry.of(pair.key(), pair.chain(), tagSet));
                         done++;
                     }
-                    certificates += flushIfFull(keys, pending, keyIds, false);
+                    certificates += flushIfFull(keys, pending, keyIds, fingerprints, false);
                     progress.update(done);
                 }
-                certificates += flushIfFull(keys, pending, keyIds, true);
+                certificates += flushIfFull(keys, pending, keyIds, fingerprints, true);
                 progress.finish(done);
                 out().printf("imported %,d keys (%,d certificates) from %,d files; the store holds %,d keys%n",
                         keyIds.size(), certificates, plan.files.size(), keys.count());
+                report(plan);
+                warmStart.finish(keys, fingerprints, progress(), out());
             }
-            report(plan);
-            warmStart.prepare(config(), progress(), out());
             return 0;
         } finally {
             if (password != null) {
@@ -91,11 +93,16 @@ final class ImportCommand extends KeysSubcommand {
         }
     }
 
-    private int flushIfFull(KeyRepository keys, List<KeyEntry> pending, Set<String> keyIds, boolean last) {
+    /** Writes {@code pending} when a batch is full (or {@code last}); notes their key IDs and certificate SHA-1s. */
+    private int flushIfFull(KeyRepository keys, List<KeyEntry> pending, Set<String> keyIds, List<String> fingerprints,
+                            boolean last) {
         if (pending.isEmpty() || (!last && pending.size() < batch)) {
             return 0;
         }
         keyIds.addAll(keys.addAll(pending));
+        for (KeyEntry entry : pending) {
+            fingerprints.add(KeyIds.hex(KeyIds.certificateSha1(entry.certificate())));
+        }
         int written = pending.size();
         pending.clear();
         return written;

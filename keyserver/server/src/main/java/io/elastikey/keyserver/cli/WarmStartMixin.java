@@ -13,47 +13,75 @@ import java.util.List;
 import picocli.CommandLine.Option;
 
 /**
- * After {@code keys generate} or {@code keys import} the store has keys no server has held, so the next start has
- * no cache snapshot and no hot-key list to follow, and walks the store while it serves: with a million keys, a
- * minute of misses under load (3,947 answers/s over the first minute here, max 2.3 s; docs/benchmarks.md). So these
- * commands end the way a server's stop does: they load the stored keys as the server's cache would (its parser, its
- * {@code keys.cache}, each key under its certificate SHA-1) and leave {@code key-cache.sealed} and {@code hot-keys}
- * ({@link WarmStartFiles}). The next start then has the keys cached before it is ready. A store that keeps no write
- * sequence (Redis) gets neither: its server walks the store as before.
+ * After {@code keys generate} or {@code keys import} the store has keys no server has held, and the snapshot of the
+ * last stop no longer matches it, so the next start would load keys from the store while it serves: with a million
+ * keys, a minute of misses under load (3,947 answers/s over the first minute here, max 2.3 s; docs/benchmarks.md).
+ * So these commands end the way a server's stop does, and leave {@code key-cache.sealed} and {@code hot-keys}
+ * ({@link WarmStartFiles}) for a server that holds every key:
+ * <ul>
+ *   <li>{@link #open} opens the store with the server's key parser and reads the last stop's snapshot into the
+ *       cache when it still matches the store (it is consumed either way);</li>
+ *   <li>{@link #finish} then caches only the keys the command wrote when that snapshot was read, else every stored
+ *       key (a walk of the store: some 45 s a million keys), each under its certificate SHA-1, and saves both
+ *       files.</li>
+ * </ul>
+ * An import of a few keys into a million-key store so costs seconds, not a walk. A store that keeps no write sequence
+ * (Redis) gets nothing: its server walks the store itself.
  */
 final class WarmStartMixin {
     @Option(names = "--no-warm-start",
-            description = "Do not prepare the key server's next start. By default the command ends by loading the "
-                    + "stored keys as the server's parsed-key cache would and sealing them to <data>/key-cache.sealed "
-                    + "(with <data>/hot-keys), so the server starts with every key cached: some 30 s more for a "
-                    + "million P-256 keys.")
+            description = "Do not prepare the key server's next start. By default the command ends by caching the "
+                    + "keys as the server would (what the last stop's snapshot held, and the keys written now; or "
+                    + "every stored key, some 45 s a million) and sealing them to <data>/key-cache.sealed, with "
+                    + "<data>/hot-keys, so the server starts with every key cached.")
     boolean skip;
 
-    /** Prepares the warm start of {@code config}'s server, drawing progress; does nothing with --no-warm-start. */
-    void prepare(KeyServerConfig config, Progress.Factory progress, PrintWriter out) {
-        if (skip) {
-            return;
-        }
+    private WarmStartFiles files;
+    private List<String> lastHotKeys = List.of();
+    private boolean snapshotRead;
+
+    /** The repository the command writes through: the server's parser, its cache filled from the last snapshot. */
+    KeyRepository open(KeyServerConfig config) {
         CryptoProvider provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()),
                 config.nativeP256());
-        try (KeyRepository keys = KeyRepository.open(config, provider.keyParser())) {
-            if (keys.store().writeSequence().isEmpty()) {
-                return;
-            }
-            long started = System.nanoTime();
+        KeyRepository keys = KeyRepository.open(config, provider.keyParser());
+        if (!skip && keys.store().writeSequence().isPresent()) {
+            files = new WarmStartFiles(config.dataDir());
+            lastHotKeys = files.load(keys);
+            snapshotRead = files.snapshotKeys() > 0;
+        }
+        return keys;
+    }
+
+    /**
+     * Caches what the next start should hold and saves it: {@code written} (identifiers of the keys the command
+     * wrote) on top of the last snapshot, or every stored key when there was none to read or {@code written} is
+     * {@code null}. Does nothing with --no-warm-start or for a store without a write sequence.
+     */
+    void finish(KeyRepository keys, List<String> written, Progress.Factory progress, PrintWriter out) {
+        if (files == null) {
+            return;
+        }
+        long started = System.nanoTime();
+        String how;
+        if (snapshotRead && written != null) {
+            keys.preload(written);
+            how = "the last stop's snapshot and the " + written.size() + " key(s) written now";
+        } else {
             long stored = keys.count();
             Progress bar = progress.start(System.err, "preparing the key server's start", stored, "keys");
             long[] walked = {0};
-            long cached = keys.cacheStoredKeys(cachedSoFar -> {
+            keys.cacheStoredKeys(cachedSoFar -> {
                 if (++walked[0] % 1024 == 0) {
                     bar.update(Math.min(walked[0], stored));
                 }
                 return true;
             });
             bar.finish(Math.min(walked[0], stored));
-            new WarmStartFiles(config.dataDir()).save(keys, List.of());
-            out.printf("prepared the key server's next start: %,d of %,d keys cached and sealed to %s in %.1f s%n",
-                    cached, stored, config.dataDir().resolve(WarmStartFiles.SNAPSHOT), (System.nanoTime() - started) / 1e9);
+            how = "a walk of the " + stored + " stored keys";
         }
+        files.save(keys, lastHotKeys);
+        out.printf("prepared the key server's next start: %,d keys cached (%s) and sealed to %s in %.1f s%n",
+                keys.cacheStats().entries(), how, files.snapshot(), (System.nanoTime() - started) / 1e9);
     }
 }

@@ -74,6 +74,11 @@ public final class WarmStartFiles {
         }
     }
 
+    /** Where the cache snapshot is kept. */
+    public Path snapshot() {
+        return snapshot;
+    }
+
     /** Keys the last {@link #load} took from the snapshot. */
     public long snapshotKeys() {
         return snapshotKeys;
