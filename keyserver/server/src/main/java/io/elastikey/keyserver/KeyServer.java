@@ -162,7 +162,7 @@ public final class KeyServer implements AutoCloseable {
         TicketKeyService ticketKeys = new TicketKeyService(new TicketKeySchedule(
                 repository.derivedSecret("session ticket keys v1"), config.ticketRotation(), System::currentTimeMillis),
                 identity -> policy.current().grantsFor(identity));
-        NetworkWarmup.run(config, acceptors, io, service, ticketKeys, warmup.sampleRequests(lastHotKeys),
+        NetworkWarmup.run(config, acceptors, io, service, ticketKeys, () -> warmup.sampleRequests(lastHotKeys),
                 config.warmupRequests());
         channel = listen(acceptors, io, "listen", config.listen(), new KeyServerInitializer(config, tls, metrics, callers,
                 service, new AuditingRequestLog(metrics, audit, ClientProtocol.SKI), ticketKeys));

@@ -189,7 +189,8 @@ public final class Kek {
         return "Kek[" + source + "]";
     }
 
-    private static FileAttribute<?>[] ownerOnly(Path file) {
+    /** Mode 0600 for a file created on a POSIX file system (none elsewhere): for files that hold key material. */
+    static FileAttribute<?>[] ownerOnly(Path file) {
         if (!file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
             return new FileAttribute<?>[0];
         }

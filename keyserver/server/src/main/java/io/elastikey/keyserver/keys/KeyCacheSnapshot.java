@@ -8,14 +8,11 @@ import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.util.Arrays;
 
@@ -94,7 +91,7 @@ public final class KeyCacheSnapshot {
         byte[] header = header(writeSequence, keyCount);
         Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
         Files.deleteIfExists(temporary);
-        createOwnerOnly(temporary);
+        Files.createFile(temporary, Kek.ownerOnly(temporary));
         long[] written = {0};
         try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
                 Files.newOutputStream(temporary), 1 << 16))) {
@@ -186,9 +183,10 @@ public final class KeyCacheSnapshot {
                 return new Loaded(loaded, "chunk " + index + " does not open (another KEK, or damage)");
             }
             try {
-                long taken = takeEntries(plaintext, sink);
-                loaded += Math.abs(taken);
-                if (taken < 0 || flags == 1) {
+                long[] cached = {0};
+                boolean goOn = takeEntries(plaintext, sink, cached);
+                loaded += cached[0];
+                if (!goOn || flags == 1) {
                     return new Loaded(loaded, null);
                 }
             } finally {
@@ -197,10 +195,9 @@ public final class KeyCacheSnapshot {
         }
     }
 
-    /** The entries of one chunk into {@code sink}: the number cached, negative once the sink is full. */
-    private static long takeEntries(byte[] plaintext, Sink sink) {
+    /** The entries of one chunk into {@code sink}, counted in {@code cached}; {@code false} once the sink is full. */
+    private static boolean takeEntries(byte[] plaintext, Sink sink, long[] cached) {
         ByteBuffer in = ByteBuffer.wrap(plaintext);
-        long cached = 0;
         while (in.remaining() >= 3) {
             byte[] identifier = new byte[in.get() & 0xff];
             if (in.remaining() < identifier.length + 2) {
@@ -216,13 +213,13 @@ public final class KeyCacheSnapshot {
             Taken taken = sink.take(identifier, packed);
             Arrays.fill(packed, (byte) 0);
             if (taken == Taken.FULL) {
-                return -cached;
+                return false;
             }
             if (taken == Taken.CACHED) {
-                cached++;
+                cached[0]++;
             }
         }
-        return cached;
+        return true;
     }
 
     private static byte[] header(long writeSequence, long keyCount) {
@@ -234,21 +231,9 @@ public final class KeyCacheSnapshot {
         return ByteBuffer.allocate(header.length + 9).put(header).putLong(index).put((byte) flags).array();
     }
 
-    private static void createOwnerOnly(Path file) throws IOException {
-        try {
-            if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } else {
-                Files.createFile(file);
-            }
-        } catch (FileAlreadyExistsException e) {
-            throw new IOException("cannot create " + file + ": it exists", e);
-        }
-    }
-
     /** Fills a plaintext chunk with entries and writes it sealed when full; wipes the plaintext after each seal. */
     private static final class ChunkWriter {
-        private final OutputStream out;
+        private final DataOutputStream out;
         private final Sealer sealer;
         private final byte[] header;
         /** Room for a chunk; an entry (at most some 64 KiB) always fits an empty one. */
@@ -256,7 +241,7 @@ public final class KeyCacheSnapshot {
         private final int limit;
         private long index;
 
-        ChunkWriter(OutputStream out, Sealer sealer, byte[] header, int chunk) {
+        ChunkWriter(DataOutputStream out, Sealer sealer, byte[] header, int chunk) {
             this.out = out;
             this.sealer = sealer;
             this.header = header;
@@ -280,10 +265,9 @@ public final class KeyCacheSnapshot {
                     associatedData(header, index++, flags));
             Arrays.fill(plaintext.array(), 0, plaintext.position(), (byte) 0);
             plaintext.clear();
-            DataOutputStream data = new DataOutputStream(out);
-            data.writeByte(flags);
-            data.writeInt(sealed.length);
-            data.write(sealed);
+            out.writeByte(flags);
+            out.writeInt(sealed.length);
+            out.write(sealed);
         }
     }
 }

@@ -40,6 +40,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The part of a request's path {@link KeyWarmup#exercise} cannot reach: TLS records, HTTP/2 frames and HTTP/1.1
@@ -66,12 +67,13 @@ public final class NetworkWarmup {
     }
 
     /**
-     * Sends {@code requests} round-robin for {@code budget} (or {@value #MAX_REQUESTS} requests) and returns how many
+     * Sends the requests of {@code sample} (asked for only when there is a budget) round-robin for {@code budget} (or {@value #MAX_REQUESTS} requests) and returns how many
      * were answered. Never throws: a warm-up that cannot run costs only the warm-up.
      */
     public static long run(KeyServerConfig config, EventLoopGroup acceptors, EventLoopGroup io, SkiService service,
-                           TicketKeyService ticketKeys, List<SkiRequest> requests, Duration budget) {
-        if (budget.isZero() || requests.isEmpty()) {
+                           TicketKeyService ticketKeys, Supplier<List<SkiRequest>> sample, Duration budget) {
+        List<SkiRequest> requests = budget.isZero() ? List.of() : sample.get();
+        if (requests.isEmpty()) {
             return 0;
         }
         long start = System.nanoTime();
