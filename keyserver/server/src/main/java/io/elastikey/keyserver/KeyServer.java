@@ -27,6 +27,8 @@ import io.elastikey.keyserver.keys.KeyRepository;
 import io.elastikey.keyserver.warmup.KeyWarmup;
 import io.elastikey.keyserver.warmup.NetworkWarmup;
 import io.elastikey.keyserver.warmup.WarmStartFiles;
+import io.elastikey.keyserver.cli.KeysCommand;
+import io.elastikey.keyserver.control.ControlServer;
 import io.elastikey.store.Stores;
 import io.elastikey.keyserver.ski.AuditingRequestLog;
 import io.elastikey.keyserver.ski.Caller;
@@ -49,7 +51,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.security.cert.CertificateException;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -75,6 +79,7 @@ public final class KeyServer implements AutoCloseable {
     private Channel channel;
     private Channel keylessChannel;
     private AdminServer admin;
+    private ControlServer control;
     private MemoryGovernor governor;
     private volatile boolean ready;
 
@@ -172,15 +177,56 @@ public final class KeyServer implements AutoCloseable {
         }
         admin = started(AdminServer.start(config.adminListen(), metrics::scrape,
                 () -> ready && repository.storeAvailable()));
+        control = startControl();
         ready = true;
         Runnable stopReload = lastHotKeys.isEmpty() ? warmup.walkStore(repository.count())
                 : warmup.reload(lastHotKeys);
         unreloadedHotKeys = warmup::notReloaded;
         started(stopReload::run);
-        log.info("key server listening on {} (SKI), {} (Keyless) ({}, {}), admin on {}, {} keys in {}, policy {} "
-                + "({} rules)", address(), keylessChannel == null ? "off" : keylessAddress(), Transports.name(io),
-                tls.current().getClass().getSimpleName(), admin.address(),
-                repository.count(), Stores.describe(config.store()), config.policyFile(), policy.current().ruleCount());
+        log.info("key server listening on {} (SKI), {} (Keyless) ({}, {}), admin on {}, keys commands on {}, {} keys "
+                + "in {}, policy {} ({} rules)", address(), keylessChannel == null ? "off" : keylessAddress(),
+                Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),
+                control == null ? "no control socket" : control.path(), repository.count(),
+                Stores.describe(config.store()), config.policyFile(), policy.current().ruleCount());
+    }
+
+    /** The control socket, closed before the repository so that a running import finishes first; null when off. */
+    private ControlServer startControl() {
+        if (config.controlSocket() == null) {
+            return null;
+        }
+        try {
+            return started(ControlServer.start(config.controlSocket(),
+                    (arguments, out, err, progress) -> KeysCommand.runInServer(config, repository, arguments, out, err,
+                            progress),
+                    this::refusal));
+        } catch (IOException e) {
+            throw new ConfigException("control.socket: " + e.getMessage() + " (set control.socket to another path, "
+                    + "or to off)");
+        }
+    }
+
+    /**
+     * Why a keys command meant for {@code clientStore} is refused here, or {@code null}: a command given another
+     * store (its own --store or --set store=) must not be run on this one.
+     */
+    private String refusal(String clientStore) {
+        if (sameStore(clientStore, config.store())) {
+            return null;
+        }
+        return "this key server serves the keys in " + Stores.describe(config.store()) + ", not "
+                + Stores.describe(clientStore) + "; give the command the server's store, or stop the server";
+    }
+
+    private static boolean sameStore(String a, String b) {
+        if (a.equals(b) || Stores.isRedis(a) || Stores.isRedis(b)) {
+            return a.equals(b);
+        }
+        try {
+            return Path.of(a).toRealPath().equals(Path.of(b).toRealPath());
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Binds one request endpoint on the shared event loops; closed at {@link #close} like every started part. */

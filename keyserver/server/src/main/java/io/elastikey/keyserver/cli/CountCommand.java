@@ -15,7 +15,8 @@ final class CountCommand extends KeysSubcommand {
 
     @Override
     int run() {
-        try (KeyRepository keys = openRepository()) {
+        try (RepositoryLease lease = openRepository()) {
+            KeyRepository keys = lease.keys();
             out().println(recount ? keys.recount() : keys.count());
         }
         return 0;

@@ -53,7 +53,8 @@ final class ExportPublicCommand extends KeysSubcommand {
             }
             return exportToDirectory();
         }
-        try (KeyRepository keys = openRepository()) {
+        try (RepositoryLease lease = openRepository()) {
+            KeyRepository keys = lease.keys();
             long[] exported = {0};
             try (Writer writer = outFile == null ? new NonClosingWriter(out())
                     : Files.newBufferedWriter(outFile, StandardCharsets.US_ASCII)) {
@@ -86,7 +87,8 @@ final class ExportPublicCommand extends KeysSubcommand {
     private int exportToDirectory() throws IOException {
         Files.createDirectories(outDir);
         long[] exported = {0};
-        try (KeyRepository keys = openRepository()) {
+        try (RepositoryLease lease = openRepository()) {
+            KeyRepository keys = lease.keys();
             String[] previous = {null};
             int[] sameKey = {0};
             keys.forEachCertificatePem(chain, (keyId, text) -> {

@@ -104,7 +104,8 @@ final class GenerateCommand extends KeysSubcommand {
             thread.setDaemon(true);
             return thread;
         });
-        try (KeyRepository keys = warmStart.open(config)) {
+        try (RepositoryLease lease = warmStart.open(this)) {
+            KeyRepository keys = lease.keys();
             long started = System.nanoTime();
             List<KeyPair> pool = rsaPool > 0 ? pool(workers, keyType, (int) Math.min(rsaPool, count)) : List.of();
             KeyBatchMaker maker = new KeyBatchMaker(devPki.ca(), keyType, pool, namePattern, Set.copyOf(tags),

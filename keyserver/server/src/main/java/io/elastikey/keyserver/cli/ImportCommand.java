@@ -57,7 +57,8 @@ final class ImportCommand extends KeysSubcommand {
             int certificates = 0;
             int done = 0;
             List<String> fingerprints = new ArrayList<>();
-            try (KeyRepository keys = warmStart.open(config())) {
+            try (RepositoryLease lease = warmStart.open(this)) {
+                KeyRepository keys = lease.keys();
                 List<KeyEntry> pending = new ArrayList<>();
                 for (var keyFile : plan.keyFiles.entrySet()) {
                     KeyFile contents = KeyFile.read(keyFile.getKey(), password);

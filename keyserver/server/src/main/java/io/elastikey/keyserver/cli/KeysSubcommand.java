@@ -4,6 +4,7 @@ package io.elastikey.keyserver.cli;
 import io.elastikey.protocol.config.ConfigException;
 import io.elastikey.protocol.config.ConfigOptions;
 import io.elastikey.keyserver.config.KeyServerConfig;
+import io.elastikey.keyserver.control.ControlClient;
 import io.elastikey.keyserver.keys.JdkPrivateKeyParser;
 import io.elastikey.keyserver.keys.KekException;
 import io.elastikey.keyserver.keys.KeyRepository;
@@ -17,6 +18,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.security.GeneralSecurityException;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Mixin;
@@ -28,9 +30,11 @@ import picocli.CommandLine.Spec;
 /**
  * The base of {@code keys import|generate|list|show|remove|export-public|count}. Each takes the key server's own
  * {@link ConfigOptions} ({@code --config}, {@code --data}, {@code --set}), so the commands and the server always
- * open the same store with the same KEK. Expected failures (a missing file, a wrong password, a KEK problem, a
- * store held by a running server) end with one line on standard error and exit status 1; picocli answers usage
- * errors with status 2.
+ * open the same store with the same KEK. When a key server answers on the configured control socket, the command
+ * runs inside it instead ({@link ControlClient}, {@link ForwardedArguments}), and inside the server
+ * {@link #openRepository} lends the server's own repository. Expected failures (a missing file, a wrong password, a
+ * KEK problem, a store held by another process) end with one line on standard error and exit status 1; picocli
+ * answers usage errors with status 2.
  */
 abstract class KeysSubcommand implements Callable<Integer> {
     @Mixin
@@ -55,10 +59,12 @@ abstract class KeysSubcommand implements Callable<Integer> {
     @Override
     public final Integer call() throws Exception {
         try {
-            return run();
+            OptionalInt inServer = forwardToServer();
+            return inServer.isPresent() ? inServer.getAsInt() : run();
         } catch (StoreLockedException e) {
-            return fail(e.getMessage() + "; the keys commands need the key store to themselves: stop the key "
-                    + "server (or the other keys command) first");
+            return fail(e.getMessage() + "; no key server answers on its control socket (control.socket), so the "
+                    + "command needs the key store to itself: wait for the other keys command, or stop the process "
+                    + "that holds the store");
         } catch (CliException | KekException | SealedRecordException | ConfigException | StoreException
                  | IllegalArgumentException | IllegalStateException e) {
             return fail(e.getMessage());
@@ -74,13 +80,33 @@ abstract class KeysSubcommand implements Callable<Integer> {
         }
     }
 
-    KeyServerConfig config() {
-        return KeyServerConfig.from(configOptions.source());
+    /**
+     * Runs the command inside the key server that answers on the control socket, if one does; empty when none does
+     * (or when this already runs inside the server).
+     */
+    private OptionalInt forwardToServer() throws IOException {
+        if (inServer()) {
+            return OptionalInt.empty();
+        }
+        KeyServerConfig config = config();
+        return ControlClient.forward(config.controlSocket(), config.store(), ForwardedArguments.of(spec), out(),
+                spec.commandLine().getErr(), ControlProgress.drawing(progress()));
     }
 
-    /** The repository on the configured store; the caller closes it. */
-    KeyRepository openRepository() {
-        return KeyRepository.open(config(), new JdkPrivateKeyParser());
+    /** Whether the command runs inside a key server, on its repository. */
+    boolean inServer() {
+        return parent != null && parent.served() != null;
+    }
+
+    /** The settings: the running server's own inside it, else those of --config, --data and --set. */
+    KeyServerConfig config() {
+        return inServer() ? parent.served().config() : KeyServerConfig.from(configOptions.source());
+    }
+
+    /** The repository on the configured store (the server's own, inside it); the caller closes the lease. */
+    RepositoryLease openRepository() {
+        return inServer() ? RepositoryLease.borrowed(parent.served().keys())
+                : RepositoryLease.opened(KeyRepository.open(config(), new JdkPrivateKeyParser()));
     }
 
     PrintWriter out() {

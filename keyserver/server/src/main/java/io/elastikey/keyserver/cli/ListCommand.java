@@ -33,7 +33,8 @@ final class ListCommand extends KeysSubcommand {
     int run() {
         PrintWriter out = new PrintWriter(new BufferedWriter(out(), 1 << 16), false);
         long[] printed = {0};
-        try (KeyRepository keys = openRepository()) {
+        try (RepositoryLease lease = openRepository()) {
+            KeyRepository keys = lease.keys();
             if (!noHeader) {
                 out.println(String.format("%-64s  %-7s  %5s  %-20s  %s", "KEY ID", "TYPE", "CERTS", "CREATED",
                         "NAMES [TAGS]"));

@@ -19,7 +19,8 @@ final class RemoveCommand extends KeysSubcommand {
     @Override
     int run() {
         int missing = 0;
-        try (KeyRepository keys = openRepository()) {
+        try (RepositoryLease lease = openRepository()) {
+            KeyRepository keys = lease.keys();
             for (String identifier : identifiers) {
                 String keyId = keys.resolve(identifier);
                 if (keyId != null && keys.remove(keyId)) {

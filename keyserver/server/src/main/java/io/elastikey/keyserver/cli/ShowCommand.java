@@ -27,7 +27,8 @@ final class ShowCommand extends KeysSubcommand {
 
     @Override
     int run() {
-        try (KeyRepository keys = openRepository()) {
+        try (RepositoryLease lease = openRepository()) {
+            KeyRepository keys = lease.keys();
             KeyDetails details = keys.details(identifier);
             if (details == null) {
                 throw new CliException("no key has the identifier " + KeyIds.normalize(identifier));

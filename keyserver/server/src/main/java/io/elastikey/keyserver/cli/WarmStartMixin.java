@@ -26,7 +26,9 @@ import picocli.CommandLine.Option;
  *       files.</li>
  * </ul>
  * An import of a few keys into a million-key store so costs seconds, not a walk. A store that keeps no write sequence
- * (Redis) gets nothing: its server walks the store itself.
+ * (Redis) gets nothing: its server walks the store itself. Inside a running server (the control socket) there is no
+ * next start to prepare: the command writes through the server's own repository, and the keys an import wrote are
+ * offered to its cache at once.
  */
 final class WarmStartMixin {
     @Option(names = "--no-warm-start",
@@ -36,12 +38,21 @@ final class WarmStartMixin {
                     + "<data>/hot-keys, so the server starts with every key cached.")
     boolean skip;
 
+    private boolean inServer;
     private WarmStartFiles files;
     private List<String> lastHotKeys = List.of();
     private boolean snapshotRead;
 
-    /** The repository the command writes through: the server's parser, its cache filled from the last snapshot. */
-    KeyRepository open(KeyServerConfig config) {
+    /**
+     * The repository the command writes through: the running server's own when {@code command} runs inside it, else
+     * one with the server's parser, its cache filled from the last snapshot.
+     */
+    RepositoryLease open(KeysSubcommand command) {
+        if (command.inServer()) {
+            inServer = true;
+            return command.openRepository();
+        }
+        KeyServerConfig config = command.config();
         CryptoProvider provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()),
                 config.nativeP256());
         KeyRepository keys = KeyRepository.open(config, provider.keyParser());
@@ -50,7 +61,7 @@ final class WarmStartMixin {
             lastHotKeys = files.load(keys);
             snapshotRead = files.snapshotKeys() > 0;
         }
-        return keys;
+        return RepositoryLease.opened(keys);
     }
 
     /**
@@ -59,6 +70,12 @@ final class WarmStartMixin {
      * {@code null}. Does nothing with --no-warm-start or for a store without a write sequence.
      */
     void finish(KeyRepository keys, List<String> written, Progress.Factory progress, PrintWriter out) {
+        if (inServer) {
+            int cached = written == null ? 0 : keys.preload(written);
+            out.printf("the running key server serves them now%s%n",
+                    written == null ? "" : String.format(" (%,d of %,d cached at once)", cached, written.size()));
+            return;
+        }
         if (files == null) {
             return;
         }

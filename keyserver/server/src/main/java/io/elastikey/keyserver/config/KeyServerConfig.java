@@ -58,6 +58,7 @@ public final class KeyServerConfig {
     private final TlsProvider tlsProvider;
     private final Duration reloadInterval;
     private final Path policyFile;
+    private final Path controlSocket;
     private final boolean policyGiven;
     private final boolean dev;
     private final Path kekFile;
@@ -114,6 +115,9 @@ public final class KeyServerConfig {
         reloadInterval = Values.duration("tls.reload-interval", or(source.get("tls.reload-interval"), "2s"));
         policyFile = path(source, "policy", dataDir.resolve("policy.conf"));
         policyGiven = source.get("policy") != null;
+        String control = or(source.get("control.socket"), "").strip();
+        controlSocket = control.equalsIgnoreCase("off") ? null
+                : control.isEmpty() ? dataDir.toAbsolutePath().resolve("keyserver.sock") : Path.of(control).toAbsolutePath().normalize();
         dev = Values.bool("dev", or(source.get("dev"), "false"));
         kekFile = path(source, "kek.file", dataDir.resolve("kek"));
         keyCacheBytes = keyCacheBytes(or(source.get("keys.cache"), DEFAULT_KEY_CACHE));
@@ -295,6 +299,12 @@ public final class KeyServerConfig {
     public TlsProvider tlsProvider() { return tlsProvider; }
     public Duration reloadInterval() { return reloadInterval; }
     public Path policyFile() { return policyFile; }
+
+    /**
+     * Where the running server takes {@code keys} commands ({@code control.socket}, default
+     * {@code <data>/keyserver.sock}); {@code null} when {@code off}.
+     */
+    public Path controlSocket() { return controlSocket; }
     /** Whether a layer named the policy file: then it must exist; only the default may be created ({@link #dev}). */
     public boolean policyGiven() { return policyGiven; }
     /**

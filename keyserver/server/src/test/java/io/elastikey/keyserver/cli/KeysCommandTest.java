@@ -263,7 +263,7 @@ class KeysCommandTest {
             Result r = keys("list");
             assertThat(r.code()).isEqualTo(1);
             assertThat(r.err()).startsWith("elastikey keys list: ").contains("already open")
-                    .contains("stop the key server");
+                    .contains("no key server answers on its control socket");
         }
     }
 

@@ -1,0 +1,264 @@
+// ControlServer -- the running key server's control socket: keys commands run in the server, on its own open store.
+package io.elastikey.keyserver.control;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.Channel;
+import java.nio.channels.Channels;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An ElasticStore has one owner, the running server, so {@code keys import}, {@code remove} and the rest cannot open
+ * it beside the server. Instead they send their command line here ({@link ControlClient}), and the server runs the
+ * command itself on the store and parsed-key cache it already has: an imported key is served at once, a removed
+ * one is refused at once, and nothing restarts.
+ *
+ * <p>Who may: whoever can connect to the socket, a file in the server's data directory made owner-only (0600) as
+ * soon as it is bound; until then the usual umask leaves it unwritable, and connecting needs write permission. That
+ * is whoever can already read the KEK beside it, so the socket grants nothing new. The peer's user is logged with each
+ * command, never its arguments (an import's password is one of them).
+ *
+ * <p>Bounds: the request must arrive within {@link #REQUEST_TIMEOUT_SECONDS} and fit {@link ControlWire}'s limits;
+ * at most {@link #MAX_COMMANDS} commands run at once (the next is told so and refused). Commands run concurrently
+ * with each other and with requests, as {@code KeyRepository} allows. {@link #close} stops accepting and waits for
+ * running commands, so a stop never closes the store under an import.
+ */
+public final class ControlServer implements AutoCloseable {
+    /** Runs one {@code keys} command line; returns its exit status. */
+    @FunctionalInterface
+    public interface Commands {
+        int run(List<String> arguments, PrintWriter out, PrintWriter err, RemoteProgress progress);
+    }
+
+    /** Whether the store a client meant is the store this server serves. */
+    @FunctionalInterface
+    public interface StoreCheck {
+        /** {@code null} when it is; otherwise why the command is refused. */
+        String refusal(String clientStore);
+    }
+
+    static final int MAX_COMMANDS = 4;
+    static final long REQUEST_TIMEOUT_SECONDS = 10;
+    private static final long CLOSE_WAIT_SECONDS = 60;
+    private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
+
+    private final Path path;
+    private final ServerSocketChannel listener;
+    private final Commands commands;
+    private final StoreCheck storeCheck;
+    private final ThreadPoolExecutor workers;
+    private final ScheduledExecutorService deadlines;
+    private final Thread acceptor;
+
+    private ControlServer(Path path, ServerSocketChannel listener, Commands commands, StoreCheck storeCheck) {
+        this.path = path;
+        this.listener = listener;
+        this.commands = commands;
+        this.storeCheck = storeCheck;
+        this.workers = new ThreadPoolExecutor(0, MAX_COMMANDS, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                daemon("keys-control-command"));
+        this.deadlines = Executors.newSingleThreadScheduledExecutor(daemon("keys-control-deadline"));
+        this.acceptor = daemon("keys-control").newThread(this::acceptLoop);
+    }
+
+    /**
+     * Binds {@code path} and starts accepting. A socket file left by a killed server is replaced; one a live process
+     * still answers on is not.
+     *
+     * @throws IOException when the socket cannot be bound (the message names the path and why)
+     */
+    public static ControlServer start(Path path, Commands commands, StoreCheck storeCheck) throws IOException {
+        if (Files.exists(path)) {
+            if (answers(path)) {
+                throw new IOException("control socket " + path + " is in use by another process (another key "
+                        + "server with this control.socket?)");
+            }
+            Files.delete(path);
+        }
+        ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        try {
+            listener.bind(UnixDomainSocketAddress.of(path));
+            Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException | RuntimeException e) {
+            listener.close();
+            Files.deleteIfExists(path);
+            throw new IOException("cannot bind control socket " + path + ": " + e.getMessage(), e);
+        }
+        ControlServer server = new ControlServer(path, listener, commands, storeCheck);
+        server.acceptor.start();
+        return server;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    private void acceptLoop() {
+        while (listener.isOpen()) {
+            SocketChannel connection;
+            try {
+                connection = listener.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                log.warn("control socket {}: accept failed: {}", path, e.getMessage());
+                continue;
+            }
+            try {
+                workers.execute(() -> serve(connection));
+            } catch (RejectedExecutionException e) {
+                refuse(connection, MAX_COMMANDS + " keys commands are running on this server already; try again "
+                        + "when one has finished");
+            }
+        }
+    }
+
+    private void serve(SocketChannel connection) {
+        String peer = peer(connection);
+        try (connection) {
+            ScheduledFuture<?> deadline = deadlines.schedule(() -> closeQuietly(connection), REQUEST_TIMEOUT_SECONDS,
+                    TimeUnit.SECONDS);
+            ControlWire.Request request;
+            try {
+                request = ControlWire.readRequest(new DataInputStream(Channels.newInputStream(connection)));
+            } catch (ControlProtocolException e) {
+                deadline.cancel(false);
+                refuse(connection, "refused: " + e.getMessage());
+                log.warn("control socket {}: refused a request from {}: {}", path, peer, e.getMessage());
+                return;
+            } catch (IOException e) {
+                log.warn("control socket {}: no complete request from {} within {} s: {}", path, peer,
+                        REQUEST_TIMEOUT_SECONDS, e.getClass().getSimpleName());
+                return;
+            }
+            if (!deadline.cancel(false)) {
+                return; // closed by the deadline as the last byte arrived
+            }
+            run(connection, peer, request);
+        } catch (IOException e) {
+            log.warn("control socket {}: {}", path, e.getMessage());
+        }
+    }
+
+    private void run(SocketChannel connection, String peer, ControlWire.Request request) {
+        String command = request.arguments().get(0);
+        String refusal = storeCheck.refusal(request.store());
+        if (refusal != null) {
+            refuse(connection, refusal);
+            return;
+        }
+        FrameSender frames = new FrameSender(Channels.newOutputStream(connection));
+        PrintWriter out = frames.writer(ControlWire.OUT);
+        PrintWriter err = frames.writer(ControlWire.ERR);
+        long started = System.nanoTime();
+        int status;
+        try {
+            status = commands.run(request.arguments(), out, err, frames);
+        } catch (RuntimeException e) {
+            log.error("control socket {}: keys {} failed", path, command, e);
+            err.println("elastikey keys " + command + ": failed in the key server: " + e);
+            status = 1;
+        }
+        out.flush();
+        err.flush();
+        frames.exit(status);
+        log.info("keys {} from {} over the control socket: exit {} in {} ms{}", command, peer, status,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                frames.clientGone() ? " (the client left before the end)" : "");
+    }
+
+    /** Tells the client why, as its command's standard error and exit status 1, and closes. */
+    private static void refuse(SocketChannel connection, String why) {
+        try (connection) {
+            FrameSender frames = new FrameSender(Channels.newOutputStream(connection));
+            PrintWriter err = frames.writer(ControlWire.ERR);
+            err.println("elastikey keys: " + why);
+            err.flush();
+            frames.exit(1);
+        } catch (IOException e) {
+            // the client has gone; nothing to tell
+        }
+    }
+
+    private static String peer(SocketChannel connection) {
+        try {
+            UnixDomainPrincipal principal = connection.getOption(ExtendedSocketOptions.SO_PEERCRED);
+            return "user " + principal.user().getName();
+        } catch (IOException | UnsupportedOperationException e) {
+            return "a local process";
+        }
+    }
+
+    /** Whether a process accepts connections on {@code path}. */
+    static boolean answers(Path path) {
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            probe.connect(UnixDomainSocketAddress.of(path));
+            return true;
+        } catch (IOException e) {
+            return false; // refused (a killed server's file), not a socket, or a path the kernel refuses
+        }
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(listener);
+        try {
+            acceptor.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                log.warn("control socket {}: a keys command still runs after {} s; stopping anyway", path,
+                        CLOSE_WAIT_SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        deadlines.shutdownNow();
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            log.warn("control socket {}: not removed: {}", path, e.getMessage());
+        }
+    }
+
+    private static void closeQuietly(Channel channel) {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

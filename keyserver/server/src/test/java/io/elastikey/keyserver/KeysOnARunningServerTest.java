@@ -1,0 +1,279 @@
+// KeysOnARunningServerTest -- the keys commands against a running key server: run inside it over its control socket.
+package io.elastikey.keyserver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.elastikey.keyserver.KeyServerFixture.TestKey;
+import io.elastikey.keyserver.cli.KeysCommand;
+import io.elastikey.keyserver.cli.Progress;
+import io.elastikey.protocol.pki.IssuedCertificate;
+import io.elastikey.protocol.pki.KeyIds;
+import io.elastikey.protocol.pki.KeyType;
+import io.elastikey.protocol.pki.PemFiles;
+import io.elastikey.protocol.pki.Validity;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyStore;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KeysOnARunningServerTest {
+    @TempDir
+    Path tmp;
+    KeyServerFixture fixture;
+    TestKey resident;
+    HttpClient client;
+
+    record Result(int code, String out, String err) {
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        fixture = KeyServerFixture.create(tmp.resolve("data"), Map.of());
+        resident = fixture.addNewKey(KeyType.EC_P256, Set.of());
+        fixture.start();
+        client = fixture.client(HttpClient.Version.HTTP_2);
+    }
+
+    @AfterEach
+    void stop() {
+        fixture.close();
+    }
+
+    Result keys(Progress.Factory progress, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        var commandLine = KeysCommand.commandLine(progress);
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        List<String> all = new ArrayList<>(List.of(args));
+        all.add(1, "--data");
+        all.add(2, fixture.dataDir().toString());
+        return new Result(commandLine.execute(all.toArray(String[]::new)), out.toString(), err.toString());
+    }
+
+    Result keys(String... args) {
+        return keys(Progress.NONE, args);
+    }
+
+    HttpResponse<String> sign(PublicKey key, byte[] content) throws Exception {
+        return fixture.post(client, """
+                {"protocol":"TLS 1.3","method":"SIGN","scheme":"ecdsa_secp256r1_sha256","spki":"%s","input":"%s"}"""
+                .formatted(KeyIds.keyId(key), Base64.getEncoder().encodeToString(content)));
+    }
+
+    static boolean verifies(PublicKey key, byte[] content, HttpResponse<String> answer) throws Exception {
+        byte[] signature = Base64.getDecoder().decode(new ObjectMapper().readTree(answer.body()).get("output")
+                .asText());
+        Signature verifier = Signature.getInstance("SHA256withECDSA");
+        verifier.initVerify(key);
+        verifier.update(content);
+        return verifier.verify(signature);
+    }
+
+    /** A path to {@code file} relative to this process's working directory, as an operator would type it. */
+    static String relative(Path file) {
+        return Path.of("").toAbsolutePath().relativize(file.toAbsolutePath()).toString();
+    }
+
+    @Test
+    void aKeyImportedWhileTheServerRunsIsServedAtOnceWithoutARestart() throws Exception {
+        IssuedCertificate added = fixture.pki().ca().issueServer("added.example.test", List.of("added.example.test"),
+                KeyType.EC_P256, Validity.days(30));
+        PemFiles.writePrivateKey(tmp.resolve("added.key"), added.privateKey());
+        PemFiles.writeCertificates(tmp.resolve("added.pem"), added.chain());
+        byte[] content = "a handshake's transcript".getBytes(StandardCharsets.UTF_8);
+        assertThat(sign(added.certificate().getPublicKey(), content).statusCode()).isEqualTo(404);
+
+        List<String> progress = new CopyOnWriteArrayList<>();
+        Result imported = keys(recording(progress), "import", relative(tmp.resolve("added.key")),
+                relative(tmp.resolve("added.pem")), "--tag", "late");
+
+        assertThat(imported.code()).as(imported.err()).isZero();
+        assertThat(imported.out()).contains("imported 1 keys (1 certificates) from 2 files; the store holds 2 keys")
+                .contains("the running key server serves them now (1 of 1 cached at once)");
+        assertThat(progress).containsExactly("start importing 1 keys", "finish 1");
+        HttpResponse<String> answer = sign(added.certificate().getPublicKey(), content);
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        assertThat(verifies(added.certificate().getPublicKey(), content, answer)).isTrue();
+        Result listed = keys("list", "--tag", "late");
+        assertThat(listed.out()).contains(KeyIds.keyId(added.certificate().getPublicKey())).contains("1 of 2 keys");
+    }
+
+    @Test
+    void aKeyRemovedWhileTheServerRunsIsRefusedAtOnceThoughItWasCached() throws Exception {
+        byte[] content = "before".getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> before = sign(resident.pair().getPublic(), content);
+        assertThat(before.statusCode()).isEqualTo(200);
+        assertThat(verifies(resident.pair().getPublic(), content, before)).isTrue();
+
+        String keyId = KeyIds.keyId(resident.pair().getPublic());
+        Result removed = keys("remove", keyId);
+
+        assertThat(removed.code()).as(removed.err()).isZero();
+        assertThat(removed.out()).isEqualTo("removed " + keyId + System.lineSeparator());
+        HttpResponse<String> after = sign(resident.pair().getPublic(), content);
+        assertThat(after.statusCode()).as(after.body()).isEqualTo(404);
+        assertThat(keys("count").out().strip()).isEqualTo("0");
+    }
+
+    @Test
+    void aPasswordProtectedPkcs12ImportGoesThroughWithItsPassword() throws Exception {
+        IssuedCertificate added = fixture.pki().ca().issueServer("p12.example.test", List.of("p12.example.test"),
+                KeyType.EC_P256, Validity.days(30));
+        KeyStore bundle = KeyStore.getInstance("PKCS12");
+        bundle.load(null, null);
+        bundle.setKeyEntry("server", added.privateKey(), "s3cret".toCharArray(), added.chainArray());
+        Path file = tmp.resolve("bundle.p12");
+        try (var out = Files.newOutputStream(file)) {
+            bundle.store(out, "s3cret".toCharArray());
+        }
+
+        Result wrong = keys("import", file.toString(), "--password=wrong");
+        Result right = keys("import", file.toString(), "--password=s3cret");
+
+        assertThat(wrong.code()).isEqualTo(1);
+        assertThat(wrong.err()).startsWith("elastikey keys import: ");
+        assertThat(right.code()).as(right.err()).isZero();
+        byte[] content = {1, 2, 3};
+        assertThat(verifies(added.certificate().getPublicKey(), content,
+                sign(added.certificate().getPublicKey(), content))).isTrue();
+    }
+
+    @Test
+    void errorsAndExitStatusComeBackAsFromALocalCommand() {
+        String unknown = "ab".repeat(20);
+        Result missing = keys("remove", unknown);
+
+        assertThat(missing.code()).isEqualTo(1);
+        assertThat(missing.out()).isEmpty();
+        assertThat(missing.err()).isEqualTo("elastikey keys remove: no key has the identifier " + unknown
+                + System.lineSeparator());
+        Result noFile = keys("import", tmp.resolve("absent.pem").toString());
+        assertThat(noFile.code()).isEqualTo(1);
+        assertThat(noFile.err()).contains("absent.pem");
+    }
+
+    @Test
+    void aCommandMeantForAnotherStoreIsRefusedNotRunOnThisOne() {
+        Result other = keys("count", "--store", tmp.resolve("elsewhere").toString());
+
+        assertThat(other.code()).isEqualTo(1);
+        assertThat(other.err()).contains("this key server serves the keys in " + fixture.dataDir().resolve("keys"))
+                .contains("elsewhere");
+        assertThat(Files.exists(tmp.resolve("elsewhere"))).isFalse();
+    }
+
+    @Test
+    void theSocketIsOwnerOnlyAndLeavesWithTheServerAfterWhichCommandsOpenTheStoreThemselves() throws Exception {
+        Path socket = fixture.dataDir().resolve("keyserver.sock");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
+
+        fixture.stop();
+
+        assertThat(socket).doesNotExist();
+        Result local = keys("count");
+        assertThat(local.code()).as(local.err()).isZero();
+        assertThat(local.out().strip()).isEqualTo("1");
+    }
+
+    @Test
+    void bytesThatAreNotACommandAreRefusedAndTheNextCommandIsServed() throws Exception {
+        Path socket = fixture.dataDir().resolve("keyserver.sock");
+        String refusal = rawExchange(socket, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        assertThat(refusal).isEqualTo("exit 1: elastikey keys: refused: not a keys command (bad magic); is this an "
+                + "Elastikey client of the same version?\n");
+
+        byte[] tooMany = new byte[6 + 4 + 1 + 4];
+        System.arraycopy("EKCTL1".getBytes(StandardCharsets.US_ASCII), 0, tooMany, 0, 6);
+        tooMany[9] = 1; // the store: one byte
+        tooMany[10] = 'x';
+        tooMany[11] = 0x7f; // then 2^31 - 1 arguments
+        tooMany[12] = (byte) 0xff;
+        tooMany[13] = (byte) 0xff;
+        tooMany[14] = (byte) 0xff;
+        assertThat(rawExchange(socket, tooMany)).startsWith("exit 1: elastikey keys: refused: a command of "
+                + "2147483647 arguments");
+
+        assertThat(keys("count").out().strip()).isEqualTo("1");
+    }
+
+    @Test
+    void aSocketFileLeftByAKilledServerIsReplacedAtTheNextStart() throws Exception {
+        fixture.stop();
+        Path socket = fixture.dataDir().resolve("keyserver.sock");
+        try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            dead.bind(UnixDomainSocketAddress.of(socket)); // closed without removing its file, as SIGKILL leaves it
+        }
+        assertThat(socket).exists();
+
+        fixture.start();
+
+        assertThat(keys("count").out().strip()).isEqualTo("1");
+    }
+
+    /** Sends {@code bytes} and reads the answer frames: "exit N: " and what came as standard error. */
+    private static String rawExchange(Path socket, byte[] bytes) throws Exception {
+        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            channel.connect(UnixDomainSocketAddress.of(socket));
+            DataOutputStream out = new DataOutputStream(Channels.newOutputStream(channel));
+            out.write(bytes);
+            out.flush();
+            DataInputStream in = new DataInputStream(Channels.newInputStream(channel));
+            StringBuilder err = new StringBuilder();
+            while (true) {
+                byte type = in.readByte();
+                byte[] payload = new byte[in.readInt()];
+                in.readFully(payload);
+                if (type == 'X') {
+                    return "exit " + java.nio.ByteBuffer.wrap(payload).getInt() + ": " + err;
+                }
+                if (type == 'E') {
+                    err.append(new String(payload, StandardCharsets.UTF_8));
+                }
+            }
+        }
+    }
+
+    private static Progress.Factory recording(List<String> events) {
+        return (out, label, total, unit) -> {
+            events.add("start " + label + " " + total + " " + unit);
+            return new Progress() {
+                @Override
+                public void update(long done) {
+                }
+
+                @Override
+                public void finish(long done) {
+                    events.add("finish " + done);
+                }
+            };
+        };
+    }
+}
