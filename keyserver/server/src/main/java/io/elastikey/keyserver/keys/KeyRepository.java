@@ -120,7 +120,11 @@ public final class KeyRepository implements AutoCloseable {
      */
     public List<String> addAll(List<KeyEntry> entries) {
         List<String> updated = writer.addAll(entries);
-        cache.invalidate(updated);
+        if (!updated.isEmpty()) {
+            List<String> identifiers = new ArrayList<>();
+            updated.forEach(keyId -> identifiers.addAll(writer.identifiersOf(KeyIds.parse(keyId))));
+            cache.invalidate(identifiers);
+        }
         List<String> keyIds = new ArrayList<>(entries.size());
         for (KeyEntry entry : entries) {
             keyIds.add(entry.keyId());
@@ -391,10 +395,13 @@ public final class KeyRepository implements AutoCloseable {
      */
     public boolean remove(String identifier) {
         byte[] keyId = resolveBytes(KeyIds.parse(identifier));
-        if (keyId == null || writer.remove(keyId) == null) {
+        List<String> aliases = keyId == null ? null : writer.remove(keyId);
+        if (aliases == null) {
             return false;
         }
-        cache.invalidate(List.of(KeyIds.hex(keyId)));
+        List<String> identifiers = new ArrayList<>(aliases);
+        identifiers.add(KeyIds.hex(keyId));
+        cache.invalidate(identifiers);
         return true;
     }
 

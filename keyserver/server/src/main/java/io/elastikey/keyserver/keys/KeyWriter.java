@@ -102,12 +102,8 @@ final class KeyWriter {
             List<String> removed = new ArrayList<>();
             try {
                 KeyRecord record = KeyRecord.decode(stored);
-                record.aliases().forEach(alias -> deleteAlias(alias.digest(), keyId, removed));
+                aliasDigests(keyId, record).forEach(digest -> deleteAlias(digest, keyId, removed));
                 for (int i = 0; i < record.otherCertificates(); i++) {
-                    byte[] other = store.get(certificateKey(keyId, i));
-                    if (other != null && other.length >= KeyIds.SHA1_LENGTH) {
-                        deleteAlias(Arrays.copyOf(other, KeyIds.SHA1_LENGTH), keyId, removed);
-                    }
                     store.delete(certificateKey(keyId, i));
                 }
             } catch (IllegalArgumentException e) {
@@ -120,6 +116,36 @@ final class KeyWriter {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Every identifier a client may name the stored key {@code keyId} by, hex: the key ID, its aliases and the SHA-1s
+     * of its earlier certificates; just the key ID when it is not stored or its record does not decode.
+     */
+    List<String> identifiersOf(byte[] keyId) {
+        List<String> identifiers = new ArrayList<>(List.of(KeyIds.hex(keyId)));
+        byte[] stored = store.get(recordKey(keyId));
+        if (stored != null) {
+            try {
+                aliasDigests(keyId, KeyRecord.decode(stored)).forEach(d -> identifiers.add(KeyIds.hex(d)));
+            } catch (IllegalArgumentException e) {
+                // a damaged record: finding the key fails anyway, so nothing of it is cached under an alias
+            }
+        }
+        return identifiers;
+    }
+
+    /** The digests of {@code record}'s aliases and of its earlier certificates (each stored beside the record). */
+    private List<byte[]> aliasDigests(byte[] keyId, KeyRecord record) {
+        List<byte[]> digests = new ArrayList<>();
+        record.aliases().forEach(alias -> digests.add(alias.digest()));
+        for (int i = 0; i < record.otherCertificates(); i++) {
+            byte[] other = store.get(certificateKey(keyId, i));
+            if (other != null && other.length >= KeyIds.SHA1_LENGTH) {
+                digests.add(Arrays.copyOf(other, KeyIds.SHA1_LENGTH));
+            }
+        }
+        return digests;
     }
 
     long count() {

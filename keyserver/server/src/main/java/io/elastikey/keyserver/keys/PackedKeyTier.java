@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.BiPredicate;
-import java.util.function.Predicate;
 
 /**
  * {@link PackedKey} arrays by the identifier a client named them with, in native memory: the ElasticStore's own
@@ -119,18 +118,6 @@ final class PackedKeyTier implements AutoCloseable {
 
     void remove(byte[] key) {
         released.tier.remove(key);
-    }
-
-    /** Removes every entry whose packed key {@code matches}; walks the whole table (key updates, not requests). */
-    void removeIf(Predicate<byte[]> matches) {
-        HotTier tier = released.tier;
-        for (long hash : tier.hashesInRingOrder()) {
-            byte[] key = tier.keyOf(hash);
-            byte[] packed = key == null ? null : read(key, hash);
-            if (packed != null && matches.test(packed)) {
-                tier.remove(key);
-            }
-        }
     }
 
     /** Up to {@code limit} identifiers, the most often asked for first. */

@@ -292,6 +292,25 @@ class KeyRepositoryTest {
     }
 
     @Test
+    void aRemovalForgetsTheKeyUnderEveryIdentifierItWasCachedByAndNoOtherKey() {
+        KeyEntry gone = TestKeys.entry(KeyType.EC_P256, "every-name.example.test");
+        String goneId = keys.add(gone);
+        List<String> others = addEcKeys(50, "stays");
+        var publicKey = gone.certificate().getPublicKey();
+        List<String> names = List.of(goneId, KeyIds.hex(KeyIds.certificateSha1(gone.certificate())),
+                KeyIds.hex(KeyIds.keylessSki(publicKey)));
+        names.forEach(name -> assertThat(keys.find(name)).as(name).isNotNull());
+        others.forEach(keys::find);
+        names.forEach(name -> assertThat(keys.findCached(name)).as(name).isNotNull());
+
+        assertThat(keys.remove(goneId)).isTrue();
+
+        names.forEach(name -> assertThat(keys.findCached(name)).as(name).isNull());
+        names.forEach(name -> assertThat(keys.find(name)).as(name).isNull());
+        others.forEach(other -> assertThat(keys.findCached(other)).as(other).isNotNull());
+    }
+
+    @Test
     void cacheSizeZeroUnsealsOnEveryFind() throws Exception {
         KeyRepository uncached = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 0);
         KeyEntry entry = TestKeys.entry(KeyType.EC_P256, "uncached.example.test");
