@@ -111,6 +111,34 @@ public interface KeyValueStore extends AutoCloseable {
         return OptionalLong.empty();
     }
 
+    /**
+     * Tells the other clients of a shared store that entries changed, so that what they keep from it (the key
+     * server's parsed-key cache) forgets them: {@code notice} is the writer's own message, delivered to every
+     * {@link #follow} of the same store. A store with one owner (this default, ElasticStore) has nobody to tell.
+     *
+     * @throws StoreException when the notice could not be sent
+     */
+    default void announce(byte[] notice) {
+    }
+
+    /**
+     * Hands {@code listener} the notices other clients {@link #announce}, until the returned handle is closed;
+     * {@link ChangeListener#missedSome} when notices may have been lost meanwhile (a broken connection, once it is
+     * back). A store nobody else writes (this default) never calls it.
+     */
+    default AutoCloseable follow(ChangeListener listener) {
+        return () -> {
+        };
+    }
+
+    /** What a {@link #follow} of a shared store hears. Called on the store's own threads: keep it short. */
+    interface ChangeListener {
+        void announced(byte[] notice);
+
+        /** Notices may have been lost: forget everything kept from the store. */
+        void missedSome();
+    }
+
     /** Flushes what the store buffers and releases files and memory. Idempotent. */
     @Override
     void close();

@@ -114,6 +114,7 @@ public final class KeyServer implements AutoCloseable {
         log.info("crypto provider: {}", provider.description());
         started(provider.startP256Nonces(config.p256Nonces()));
         repository = started(KeyRepository.open(config, provider.keyParser()));
+        started(repository.followChanges()); // a shared store's other writers tell what to forget
         WarmStartFiles warmStart = new WarmStartFiles(config.dataDir());
         List<String> lastHotKeys = warmStart.load(repository);
         unreloadedHotKeys = () -> lastHotKeys;

@@ -90,4 +90,58 @@ class RedisKeyServerTest {
             }
         }
     }
+
+    @Test
+    void aKeyRemovedThroughAnyClientOfTheStoreIsForgottenByEveryServerThatCachedIt() throws Exception {
+        Path dataA = dir.resolve("a");
+        Path dataB = dir.resolve("b");
+        Path shell = dir.resolve("shell");
+        try (RedisServer redis = RedisServers.standalone(dir, "")) {
+            String store = "redis://127.0.0.1:" + redis.port() + "?prefix=ek:";
+            keys(dataA, "generate", "--count", "3", "--type", "ec256", "--store", store);
+            Path certs = dir.resolve("certs.pem");
+            keys(dataA, "export-public", "--out", certs.toString(), "--store", store);
+            List<Certificate> certificates;
+            try (InputStream in = Files.newInputStream(certs)) {
+                certificates = new ArrayList<>(CertificateFactory.getInstance("X.509").generateCertificates(in));
+            }
+            String kek = dataA.resolve("kek").toString();
+            try (KeyServerFixture a = KeyServerFixture.create(dataA, Map.of("store", store)).start();
+                 KeyServerFixture b = KeyServerFixture.create(dataB, Map.of("store", store, "kek.file", kek)).start()) {
+                List<KeyServerFixture> servers = List.of(a, b);
+                for (KeyServerFixture server : servers) {
+                    for (Certificate certificate : certificates) {
+                        assertThat(sign(server, certificate)).isEqualTo(200); // cached on both now
+                    }
+                }
+                String first = KeyIds.keyId(certificates.get(0).getPublicKey());
+                String second = KeyIds.keyId(certificates.get(1).getPublicKey());
+
+                keys(dataA, "remove", first, "--store", store); // run inside server a, over its control socket
+                keys(shell, "remove", second, "--store", store, "--set", "kek.file=" + kek); // straight to Redis
+
+                for (KeyServerFixture server : servers) {
+                    KeyServerFixture.await("both removed keys refused",
+                            () -> sign(server, certificates.get(0)) == 404 && sign(server, certificates.get(1)) == 404);
+                    assertThat(sign(server, certificates.get(2))).isEqualTo(200);
+                    assertThat(server.metrics().value("elastikey_keys_cache_entries")).isPositive();
+                }
+
+                // Lost notices: the servers' subscriptions are cut; each forgets everything once it is back.
+                assertThat(redis.cli("CLIENT", "KILL", "TYPE", "pubsub")).isNotBlank();
+                for (KeyServerFixture server : servers) {
+                    KeyServerFixture.await("a cache emptied after the subscription came back",
+                            () -> server.metrics().value("elastikey_keys_cache_entries") == 0);
+                    assertThat(sign(server, certificates.get(2))).isEqualTo(200);
+                    assertThat(sign(server, certificates.get(0))).isEqualTo(404);
+                }
+            }
+        }
+    }
+
+    private static int sign(KeyServerFixture server, Certificate certificate) throws Exception {
+        return server.post(server.client(HttpClient.Version.HTTP_1_1), """
+                {"protocol":"TLS 1.3","method":"SIGN","scheme":"ecdsa_secp256r1_sha256","spki":"%s","input":"aGk="}"""
+                .formatted(KeyIds.keyId(certificate.getPublicKey()))).statusCode();
+    }
 }

@@ -1,6 +1,7 @@
 // RedisConnections -- the Lettuce client and connections behind one RedisStore, for standalone, Sentinel and Cluster.
 package io.elastikey.store.redis;
 
+import io.elastikey.store.KeyValueStore;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -18,16 +19,21 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Opens and owns what a {@link RedisStore} talks through: a client on its own small event-loop pool, one shared
@@ -48,6 +54,7 @@ final class RedisConnections implements AutoCloseable {
     private final StatefulConnection<byte[], byte[]> main;
     private final Duration connectTimeout;
     private StatefulConnection<byte[], byte[]> batch;
+    private final List<StatefulConnection<byte[], byte[]>> subscriptions = new CopyOnWriteArrayList<>();
 
     RedisConnections(RedisStoreConfig config) {
         this.nodes = config.uri().nodes();
@@ -195,9 +202,47 @@ final class RedisConnections implements AutoCloseable {
         return infos;
     }
 
+    /**
+     * Subscribes {@code listener} to {@code channel} on a pub/sub connection of its own (Cluster: any node; a
+     * Cluster's PUBLISH reaches every node); closing the handle closes that connection.
+     */
+    AutoCloseable subscribe(byte[] channel, KeyValueStore.ChangeListener listener) {
+        StatefulRedisPubSubConnection<byte[], byte[]> connection = client instanceof RedisClusterClient cluster
+                ? cluster.connectPubSub(ByteArrayCodec.INSTANCE)
+                : ((RedisClient) client).connectPubSub(ByteArrayCodec.INSTANCE, nodes.get(0));
+        try {
+            AtomicBoolean first = new AtomicBoolean(true);
+            connection.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void message(byte[] from, byte[] message) {
+                    if (Arrays.equals(from, channel)) {
+                        listener.announced(message);
+                    }
+                }
+
+                @Override
+                public void subscribed(byte[] to, long count) {
+                    if (Arrays.equals(to, channel) && !first.compareAndSet(true, false)) {
+                        listener.missedSome(); // subscribed again after a reconnect
+                    }
+                }
+            });
+            connection.sync().subscribe(channel);
+        } catch (RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+        subscriptions.add(connection);
+        return () -> {
+            subscriptions.remove(connection);
+            connection.close();
+        };
+    }
+
     @Override
     public void close() {
         try {
+            subscriptions.forEach(StatefulConnection::close);
             if (batch != null) {
                 batch.close();
             }

@@ -13,6 +13,7 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -80,7 +81,7 @@ public final class RedisStore implements KeyValueStore {
             throw new StoreException("cannot connect to Redis " + config.uri() + ": " + reason(e), e);
         }
         log.info("key-value store: Redis {} ({}, prefix '{}')", config.uri(), config.uri().mode(),
-                new String(config.prefix(), java.nio.charset.StandardCharsets.UTF_8));
+                new String(config.prefix(), StandardCharsets.UTF_8));
         return new RedisStore(config, connections);
     }
 
@@ -279,6 +280,31 @@ public final class RedisStore implements KeyValueStore {
             }
         }
         return lastPingOk;
+    }
+
+    /** {@code PUBLISH} on the channel {@code <prefix>changes}, which every {@link #follow} of the prefix hears. */
+    @Override
+    public void announce(byte[] notice) {
+        call("PUBLISH", () -> connections.sync().publish(changesChannel(), notice));
+    }
+
+    /**
+     * {@code SUBSCRIBE}s to {@code <prefix>changes} on a connection of its own. Lettuce subscribes again after a
+     * reconnect; every confirmation after the first is {@link ChangeListener#missedSome}, since what was published
+     * while the connection was down was lost.
+     */
+    @Override
+    public AutoCloseable follow(ChangeListener listener) {
+        checkOpen();
+        try {
+            return connections.subscribe(changesChannel(), listener);
+        } catch (RedisException e) {
+            throw failure("SUBSCRIBE", e);
+        }
+    }
+
+    private byte[] changesChannel() {
+        return key("changes".getBytes(StandardCharsets.US_ASCII));
     }
 
     @Override

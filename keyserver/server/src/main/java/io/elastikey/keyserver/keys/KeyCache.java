@@ -201,6 +201,16 @@ final class KeyCache implements AutoCloseable {
         }
     }
 
+    /** Forgets every cached key: the change notices of a shared store were interrupted. */
+    void invalidateAll() {
+        generation.incrementAndGet();
+        objectsFull = false;
+        if (packed != null) {
+            objects.invalidateAll();
+            packed.clear();
+        }
+    }
+
     /**
      * Up to {@code limit} cached identifiers, most valuable first, for a warm start: what was in the cache when the
      * server stopped is what the next one loads first. Key objects lead (an RSA key is the costlier to load), then

@@ -7,6 +7,7 @@ import static io.elastikey.keyserver.keys.StoreLayout.recordKey;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.store.KeyValueStore;
+import io.elastikey.store.StoreException;
 import io.elastikey.store.Stores;
 import io.elastikey.store.elastic.ElasticStore;
 
@@ -26,6 +27,9 @@ import java.util.function.BiConsumer;
 import java.util.function.LongPredicate;
 import java.util.function.Predicate;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The key server's keys. Each key is one record in a {@link KeyValueStore}, its private key sealed with
  * AES-256-GCM under the {@link Kek}; every other identifier a client may send (certificate SHA-1, Keyless SKI,
@@ -43,6 +47,7 @@ import java.util.function.Predicate;
  * <p>Thread-safe: finds run concurrently with each other and with writes; writes are serialized.
  */
 public final class KeyRepository implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KeyRepository.class);
     private static final byte[] KEK_CHECK_TEXT =
             "elastikey key-encryption key check".getBytes(StandardCharsets.US_ASCII);
 
@@ -123,7 +128,7 @@ public final class KeyRepository implements AutoCloseable {
         if (!updated.isEmpty()) {
             List<String> identifiers = new ArrayList<>();
             updated.forEach(keyId -> identifiers.addAll(writer.identifiersOf(KeyIds.parse(keyId))));
-            cache.invalidate(identifiers);
+            forget(identifiers);
         }
         List<String> keyIds = new ArrayList<>(entries.size());
         for (KeyEntry entry : entries) {
@@ -401,8 +406,50 @@ public final class KeyRepository implements AutoCloseable {
         }
         List<String> identifiers = new ArrayList<>(aliases);
         identifiers.add(KeyIds.hex(keyId));
-        cache.invalidate(identifiers);
+        forget(identifiers);
         return true;
+    }
+
+    /**
+     * Drops a changed key from this cache and tells every other client of a shared store to drop it from theirs
+     * ({@link ChangeNotice}). A notice that cannot be sent leaves the change made, and says so loudly: the other
+     * servers would serve a removed key from their caches until they restart.
+     */
+    private void forget(List<String> identifiers) {
+        cache.invalidate(identifiers);
+        try {
+            store.announce(ChangeNotice.encode(identifiers));
+        } catch (StoreException e) {
+            LOG.error("key {} changed, but the other key servers of {} were not told ({}): they keep serving what "
+                    + "they cached of it until they restart", identifiers.get(identifiers.size() - 1), store,
+                    e.getMessage());
+        }
+    }
+
+    /**
+     * Forgets what other clients of a shared store announce they changed ({@link KeyValueStore#follow}), and
+     * everything when notices may have been lost; a running server follows its store while it serves. Close the
+     * handle to stop.
+     */
+    public AutoCloseable followChanges() {
+        return store.follow(new KeyValueStore.ChangeListener() {
+            @Override
+            public void announced(byte[] notice) {
+                List<String> identifiers = ChangeNotice.decode(notice);
+                if (identifiers == null) {
+                    LOG.warn("ignored a change notice on {} that is not one ({} bytes)", store, notice.length);
+                } else {
+                    cache.invalidate(identifiers);
+                }
+            }
+
+            @Override
+            public void missedSome() {
+                LOG.warn("the change notices of {} were interrupted: forgetting all {} cached keys, which reload "
+                        + "from the store as they are asked for", store, cache.stats().entries());
+                cache.invalidateAll();
+            }
+        });
     }
 
     /**

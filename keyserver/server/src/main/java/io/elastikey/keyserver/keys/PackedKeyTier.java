@@ -120,6 +120,17 @@ final class PackedKeyTier implements AutoCloseable {
         released.tier.remove(key);
     }
 
+    /** Removes every entry (the table keeps its memory for what is cached next). */
+    void clear() {
+        HotTier tier = released.tier;
+        for (long hash : tier.hashesInRingOrder()) {
+            byte[] key = tier.keyOf(hash);
+            if (key != null) {
+                tier.remove(key);
+            }
+        }
+    }
+
     /** Up to {@code limit} identifiers, the most often asked for first. */
     List<String> hottest(int limit) {
         List<String> identifiers = new ArrayList<>();
