@@ -184,14 +184,18 @@ public final class KeyServer implements AutoCloseable {
                 : warmup.reload(lastHotKeys);
         unreloadedHotKeys = warmup::notReloaded;
         started(stopReload::run);
-        log.info("key server listening on {} (SKI), {} (Keyless) ({}, {}), admin on {}, keys commands on {}, {} keys "
+        log.info("key server listening on {} (SKI), {} (Keyless) ({}, {}), admin on {}, control socket {}, {} keys "
                 + "in {}, policy {} ({} rules)", address(), keylessChannel == null ? "off" : keylessAddress(),
                 Transports.name(io), tls.current().getClass().getSimpleName(), admin.address(),
-                control == null ? "no control socket" : control.path(), repository.count(),
+                control == null ? "off" : control.path(), repository.count(),
                 Stores.describe(config.store()), config.policyFile(), policy.current().ruleCount());
     }
 
-    /** The control socket, closed before the repository so that a running import finishes first; null when off. */
+    /**
+     * The control socket, closed before the repository so that a running import finishes first; null when off. One
+     * that was set must bind; the default may not (a data directory too deep for a socket path, or one that another
+     * server on a shared Redis store already took), and the server then runs without one and says so.
+     */
     private ControlServer startControl() {
         if (config.controlSocket() == null) {
             return null;
@@ -202,8 +206,13 @@ public final class KeyServer implements AutoCloseable {
                             progress),
                     this::refusal));
         } catch (IOException e) {
-            throw new ConfigException("control.socket: " + e.getMessage() + " (set control.socket to another path, "
-                    + "or to off)");
+            if (config.controlSocketGiven()) {
+                throw new ConfigException("control.socket: " + e.getMessage() + " (set control.socket to another "
+                        + "path, or to off)");
+            }
+            log.warn("no control socket, so keys commands cannot run inside this server: {} (set control.socket to "
+                    + "a path that can be bound, or to off)", e.getMessage());
+            return null;
         }
     }
 

@@ -2,6 +2,7 @@
 package io.elastikey.keyserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elastikey.keyserver.KeyServerFixture.TestKey;
@@ -236,6 +237,27 @@ class KeysOnARunningServerTest {
         fixture.start();
 
         assertThat(keys("count").out().strip()).isEqualTo("1");
+    }
+
+    @Test
+    void aDefaultSocketThatCannotBeBoundLeavesTheServerServingWithoutOneButASetOneStopsTheStart() throws Exception {
+        fixture.stop();
+        Path deep = tmp.resolve("d".repeat(120)).resolve("data"); // past the 108 bytes of a socket path
+        try (KeyServerFixture far = KeyServerFixture.create(deep, Map.of())) {
+            TestKey key = far.addNewKey(KeyType.EC_P256, Set.of());
+            far.start();
+            assertThat(deep.resolve("keyserver.sock")).doesNotExist();
+            HttpResponse<String> answer = far.post(far.client(HttpClient.Version.HTTP_1_1), """
+                    {"protocol":"TLS 1.3","method":"SIGN","scheme":"ecdsa_secp256r1_sha256","spki":"%s","input":"aGk="}"""
+                    .formatted(KeyIds.keyId(key.pair().getPublic())));
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        }
+        Path explicit = tmp.resolve("d".repeat(120)).resolve("keys.sock");
+        try (KeyServerFixture strict = KeyServerFixture.create(tmp.resolve("strict"),
+                Map.of("control.socket", explicit.toString()))) {
+            assertThatThrownBy(strict::start).hasMessageStartingWith("control.socket: cannot bind control socket "
+                    + explicit);
+        }
     }
 
     /** Sends {@code bytes} and reads the answer frames: "exit N: " and what came as standard error. */

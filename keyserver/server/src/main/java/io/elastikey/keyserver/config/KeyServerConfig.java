@@ -59,6 +59,7 @@ public final class KeyServerConfig {
     private final Duration reloadInterval;
     private final Path policyFile;
     private final Path controlSocket;
+    private final boolean controlSocketGiven;
     private final boolean policyGiven;
     private final boolean dev;
     private final Path kekFile;
@@ -116,6 +117,7 @@ public final class KeyServerConfig {
         policyFile = path(source, "policy", dataDir.resolve("policy.conf"));
         policyGiven = source.get("policy") != null;
         String control = or(source.get("control.socket"), "").strip();
+        controlSocketGiven = !control.isEmpty();
         controlSocket = control.equalsIgnoreCase("off") ? null
                 : control.isEmpty() ? dataDir.toAbsolutePath().resolve("keyserver.sock") : Path.of(control).toAbsolutePath().normalize();
         dev = Values.bool("dev", or(source.get("dev"), "false"));
@@ -305,6 +307,9 @@ public final class KeyServerConfig {
      * {@code <data>/keyserver.sock}); {@code null} when {@code off}.
      */
     public Path controlSocket() { return controlSocket; }
+
+    /** Whether {@code control.socket} was set, rather than defaulted. */
+    public boolean controlSocketGiven() { return controlSocketGiven; }
     /** Whether a layer named the policy file: then it must exist; only the default may be created ({@link #dev}). */
     public boolean policyGiven() { return policyGiven; }
     /**
