@@ -252,6 +252,13 @@ class KeysOnARunningServerTest {
                     .formatted(KeyIds.keyId(key.pair().getPublic())));
             assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
         }
+        Path precious = tmp.resolve("precious.txt");
+        Files.writeString(precious, "an operator's file, named as control.socket by mistake");
+        try (KeyServerFixture wrong = KeyServerFixture.create(tmp.resolve("wrong"),
+                Map.of("control.socket", precious.toString()))) {
+            assertThatThrownBy(wrong::start).hasMessageContaining("exists and is not a socket; it is left alone");
+        }
+        assertThat(Files.readString(precious)).startsWith("an operator's file");
         Path explicit = tmp.resolve("d".repeat(120)).resolve("keys.sock");
         try (KeyServerFixture strict = KeyServerFixture.create(tmp.resolve("strict"),
                 Map.of("control.socket", explicit.toString()))) {

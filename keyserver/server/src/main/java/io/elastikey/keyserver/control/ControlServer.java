@@ -12,6 +12,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
@@ -62,6 +63,8 @@ public final class ControlServer implements AutoCloseable {
     static final int MAX_COMMANDS = 4;
     static final long REQUEST_TIMEOUT_SECONDS = 10;
     private static final long CLOSE_WAIT_SECONDS = 60;
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFSOCK = 0140000;
     private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
 
     private final Path path;
@@ -90,7 +93,10 @@ public final class ControlServer implements AutoCloseable {
      * @throws IOException when the socket cannot be bound (the message names the path and why)
      */
     public static ControlServer start(Path path, Commands commands, StoreCheck storeCheck) throws IOException {
-        if (Files.exists(path)) {
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            if (!isSocket(path)) {
+                throw new IOException("control socket " + path + " exists and is not a socket; it is left alone");
+            }
             if (answers(path)) {
                 throw new IOException("control socket " + path + " is in use by another process (another key "
                         + "server with this control.socket?)");
@@ -209,6 +215,12 @@ public final class ControlServer implements AutoCloseable {
         } catch (IOException | UnsupportedOperationException e) {
             return "a local process";
         }
+    }
+
+    /** Whether {@code path} is a socket file (not a link, regular file, directory or device), from its mode bits. */
+    static boolean isSocket(Path path) throws IOException {
+        int mode = (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        return (mode & S_IFMT) == S_IFSOCK;
     }
 
     /** Whether a process accepts connections on {@code path}. */
