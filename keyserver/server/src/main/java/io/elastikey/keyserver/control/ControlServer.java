@@ -106,11 +106,16 @@ public final class ControlServer implements AutoCloseable {
         ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             listener.bind(UnixDomainSocketAddress.of(path));
+        } catch (IOException | RuntimeException e) {
+            listener.close(); // nothing was created: whatever is at the path now is not ours to remove
+            throw new IOException("cannot bind control socket " + path + ": " + e.getMessage(), e);
+        }
+        try {
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-------"));
         } catch (IOException | RuntimeException e) {
             listener.close();
             Files.deleteIfExists(path);
-            throw new IOException("cannot bind control socket " + path + ": " + e.getMessage(), e);
+            throw new IOException("cannot make control socket " + path + " owner-only: " + e.getMessage(), e);
         }
         ControlServer server = new ControlServer(path, listener, commands, storeCheck);
         server.acceptor.start();
