@@ -893,7 +893,9 @@ public final class ElasticStore implements KeyValueStore {
         }
         try {
             checkpoint(true);
-            Checkpoint.read(config.directory()).withClean(true).write(config.directory());
+            Checkpoint clean = Checkpoint.read(config.directory()).withClean(true);
+            clean.write(config.directory());
+            LiveBytesFile.write(config.directory(), clean.sequence(), log.segments()); // spares the next open a walk
         } catch (IOException | StoreException e) {
             LOG.warn("store in {} closed without a clean checkpoint; the next open replays the log: {}",
                     config.directory(), e.getMessage());

@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Replay the log after the checkpoint into the index, in order. The first invalid record of
  *       the newest segment is a torn write: the segment is truncated there. An invalid record in
  *       an older segment is damage: it is logged and the rest of that segment skipped.
- *   <li>Count each segment's live bytes from the index (the compactor's input), write a fresh
- *       checkpoint marked unclean, and make the log appendable.
+ *   <li>Count each segment's live bytes from the index (the compactor's input), unless a clean close
+ *       left them and nothing happened since ({@link LiveBytesFile}); write a fresh checkpoint marked
+ *       unclean, and make the log appendable.
  * </ol>
  */
 final class Recovery {
@@ -57,11 +58,13 @@ final class Recovery {
                 index = rebuildIndex(config);
                 replayFrom = null;
             }
-            long lastSeq = replay(log, index, replayFrom);
-            if (cp != null) {
-                lastSeq = Math.max(lastSeq, cp.sequence());
+            long replayed = replay(log, index, replayFrom);
+            long lastSeq = cp == null ? replayed : Math.max(replayed, cp.sequence());
+            boolean untouchedSinceCleanClose = replayFrom != null && cp.clean() && replayed <= cp.sequence();
+            if (!(untouchedSinceCleanClose && LiveBytesFile.apply(dir, cp.sequence(), log))) {
+                LiveBytesFile.delete(dir);
+                countLiveBytes(log, index);
             }
-            countLiveBytes(log, index);
             log.startAppending(lastSeq);
             Log.Position end = log.endPosition();
             index.flush();
