@@ -229,10 +229,13 @@ public final class KeyServer implements AutoCloseable {
     }
 
     private static boolean sameStore(String a, String b) {
-        if (a.equals(b) || Stores.isRedis(a) || Stores.isRedis(b)) {
-            return a.equals(b);
+        if (a.equals(b)) {
+            return true;
         }
-        try {
+        if (Stores.isRedis(a) || Stores.isRedis(b)) {
+            return false;
+        }
+        try { // two spellings of one directory
             return Path.of(a).toRealPath().equals(Path.of(b).toRealPath());
         } catch (IOException e) {
             return false;

@@ -21,10 +21,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import io.netty.util.concurrent.DefaultThreadFactory;
 import jdk.net.ExtendedSocketOptions;
 import jdk.net.UnixDomainPrincipal;
 import org.slf4j.Logger;
@@ -81,9 +81,10 @@ public final class ControlServer implements AutoCloseable {
         this.commands = commands;
         this.storeCheck = storeCheck;
         this.workers = new ThreadPoolExecutor(0, MAX_COMMANDS, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemon("keys-control-command"));
-        this.deadlines = Executors.newSingleThreadScheduledExecutor(daemon("keys-control-deadline"));
-        this.acceptor = daemon("keys-control").newThread(this::acceptLoop);
+                new DefaultThreadFactory("keys-control-command", true));
+        this.deadlines = Executors.newSingleThreadScheduledExecutor(
+                new DefaultThreadFactory("keys-control-deadline", true));
+        this.acceptor = new DefaultThreadFactory("keys-control", true).newThread(this::acceptLoop);
     }
 
     /**
@@ -269,13 +270,5 @@ public final class ControlServer implements AutoCloseable {
         } catch (IOException e) {
             // closing anyway
         }
-    }
-
-    private static ThreadFactory daemon(String name) {
-        return runnable -> {
-            Thread thread = new Thread(runnable, name);
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 }

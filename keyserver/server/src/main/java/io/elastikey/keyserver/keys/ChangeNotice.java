@@ -21,8 +21,17 @@ final class ChangeNotice {
     private ChangeNotice() {
     }
 
-    static byte[] encode(List<String> identifiers) {
-        return (VERB + String.join(",", identifiers)).getBytes(StandardCharsets.US_ASCII);
+    /**
+     * The notices that name {@code identifiers}: one per {@value #MAX_IDENTIFIERS}, so that an import updating a
+     * thousand keys at once (some four identifiers each) is heard whole rather than refused as too long.
+     */
+    static List<byte[]> encode(List<String> identifiers) {
+        List<byte[]> notices = new ArrayList<>();
+        for (int from = 0; from < identifiers.size(); from += MAX_IDENTIFIERS) {
+            List<String> part = identifiers.subList(from, Math.min(identifiers.size(), from + MAX_IDENTIFIERS));
+            notices.add((VERB + String.join(",", part)).getBytes(StandardCharsets.US_ASCII));
+        }
+        return notices;
     }
 
     /** The identifiers of a notice, in normal form; {@code null} for anything else. */

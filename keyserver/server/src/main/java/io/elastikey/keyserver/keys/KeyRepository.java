@@ -418,11 +418,13 @@ public final class KeyRepository implements AutoCloseable {
     private void forget(List<String> identifiers) {
         cache.invalidate(identifiers);
         try {
-            store.announce(ChangeNotice.encode(identifiers));
+            for (byte[] notice : ChangeNotice.encode(identifiers)) {
+                store.announce(notice);
+            }
         } catch (StoreException e) {
-            LOG.error("key {} changed, but the other key servers of {} were not told ({}): they keep serving what "
-                    + "they cached of it until they restart", identifiers.get(identifiers.size() - 1), store,
-                    e.getMessage());
+            LOG.error("keys changed ({} identifiers, e.g. {}), but the other key servers of {} were not told ({}): "
+                    + "they keep serving what they cached of them until they restart", identifiers.size(),
+                    identifiers.get(0), store, e.getMessage());
         }
     }
 

@@ -67,8 +67,9 @@ public final class NetworkWarmup {
     }
 
     /**
-     * Sends the requests of {@code sample} (asked for only when there is a budget) round-robin for {@code budget} (or {@value #MAX_REQUESTS} requests) and returns how many
-     * were answered. Never throws: a warm-up that cannot run costs only the warm-up.
+     * Sends the requests of {@code sample} (asked for only when there is a budget) round-robin for {@code budget}
+     * (or {@value #MAX_REQUESTS} requests) and returns how many were answered. Never throws: a warm-up that cannot
+     * run costs only the warm-up.
      */
     public static long run(KeyServerConfig config, EventLoopGroup acceptors, EventLoopGroup io, SkiService service,
                            TicketKeyService ticketKeys, Supplier<List<SkiRequest>> sample, Duration budget) {

@@ -4,6 +4,7 @@ package io.elastikey.keyserver.keys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
@@ -15,12 +16,27 @@ class ChangeNoticeTest {
 
     @Test
     void aNoticeNamesEveryIdentifierAndReadsBackInNormalForm() {
-        byte[] notice = ChangeNotice.encode(List.of(KEY_ID, ALIAS));
+        byte[] notice = ChangeNotice.encode(List.of(KEY_ID, ALIAS)).get(0);
 
         assertThat(new String(notice, StandardCharsets.US_ASCII)).isEqualTo("forget " + KEY_ID + "," + ALIAS);
         assertThat(ChangeNotice.decode(notice)).containsExactly(KEY_ID, ALIAS);
         assertThat(ChangeNotice.decode(("forget " + KEY_ID.toUpperCase()).getBytes(StandardCharsets.US_ASCII)))
                 .containsExactly(KEY_ID);
+    }
+
+    @Test
+    void manyIdentifiersGoOutAsSeveralNoticesEachOfWhichIsHeard() {
+        List<String> many = new ArrayList<>();
+        for (int i = 0; i < 2 * ChangeNotice.MAX_IDENTIFIERS + 5; i++) {
+            many.add(String.format("%064x", i));
+        }
+
+        List<byte[]> notices = ChangeNotice.encode(many);
+
+        assertThat(notices).hasSize(3);
+        List<String> heard = new ArrayList<>();
+        notices.forEach(notice -> heard.addAll(ChangeNotice.decode(notice)));
+        assertThat(heard).isEqualTo(many);
     }
 
     @Test
