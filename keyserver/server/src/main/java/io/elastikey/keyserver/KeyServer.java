@@ -20,6 +20,7 @@ import io.elastikey.keyserver.governor.ScaleUpClients;
 import io.elastikey.keyserver.http.KeyServerInitializer;
 import io.elastikey.keyserver.keyless.KeylessInitializer;
 import io.elastikey.keyserver.audit.ClientProtocol;
+import io.elastikey.keyserver.audit.KeyChangeEvent;
 import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
@@ -55,6 +56,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.cert.CertificateException;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -178,7 +180,7 @@ public final class KeyServer implements AutoCloseable {
         }
         admin = started(AdminServer.start(config.adminListen(), metrics::scrape,
                 () -> ready && repository.storeAvailable()));
-        control = startControl();
+        control = startControl(audit);
         ready = true;
         Runnable stopReload = lastHotKeys.isEmpty() ? warmup.walkStore(repository.count())
                 : warmup.reload(lastHotKeys);
@@ -194,16 +196,19 @@ public final class KeyServer implements AutoCloseable {
     /**
      * The control socket, closed before the repository so that a running import finishes first; null when off. One
      * that was set must bind; the default may not (a data directory too deep for a socket path, or one that another
-     * server on a shared Redis store already took), and the server then runs without one and says so.
+     * server on a shared Redis store already took), and the server then runs without one and says so. Every key a
+     * command there adds, updates or removes gets an audit line naming the user who ran it.
      */
-    private ControlServer startControl() {
+    private ControlServer startControl(AuditLog audit) {
         if (config.controlSocket() == null) {
             return null;
         }
         try {
             return started(ControlServer.start(config.controlSocket(),
-                    (arguments, out, err, progress) -> KeysCommand.runInServer(config, repository, arguments, out, err,
-                            progress),
+                    (operator, arguments, out, err, progress) -> KeysCommand.runInServer(config, repository,
+                            (change, keyId) -> audit.recordNow(new KeyChangeEvent(Instant.now(), operator,
+                                    config.controlSocket(), change, keyId)),
+                            arguments, out, err, progress),
                     this::refusal));
         } catch (IOException e) {
             if (config.controlSocketGiven()) {

@@ -4,7 +4,13 @@ package io.elastikey.keyserver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.elastikey.keyserver.audit.AuditLog;
 import io.elastikey.keyserver.KeyServerFixture.TestKey;
 import io.elastikey.keyserver.cli.KeysCommand;
 import io.elastikey.keyserver.cli.Progress;
@@ -43,6 +49,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 class KeysOnARunningServerTest {
     @TempDir
@@ -165,6 +172,53 @@ class KeysOnARunningServerTest {
         byte[] content = {1, 2, 3};
         assertThat(verifies(added.certificate().getPublicKey(), content,
                 sign(added.certificate().getPublicKey(), content))).isTrue();
+    }
+
+    @Test
+    void everyKeyACommandChangesLeavesAnAuditLineNamingTheUserWhoRanItAndNothingOfTheCommandLine() throws Exception {
+        Logger audit = (Logger) LoggerFactory.getLogger(AuditLog.LOGGER_NAME);
+        Level level = audit.getLevel();
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.setContext(audit.getLoggerContext());
+        appender.start();
+        audit.addAppender(appender);
+        audit.setLevel(Level.INFO);
+        try {
+            IssuedCertificate added = fixture.pki().ca().issueServer("audited.example.test",
+                    List.of("audited.example.test"), KeyType.EC_P256, Validity.days(30));
+            PemFiles.writePrivateKey(tmp.resolve("audited.key"), added.privateKey());
+            PemFiles.writeCertificates(tmp.resolve("audited.pem"), added.chain());
+            String addedId = KeyIds.keyId(added.certificate().getPublicKey());
+            String residentId = KeyIds.keyId(resident.pair().getPublic());
+
+            assertThat(keys("import", tmp.resolve("audited.key").toString(), tmp.resolve("audited.pem").toString())
+                    .code()).isZero();
+            assertThat(keys("import", tmp.resolve("audited.key").toString(), tmp.resolve("audited.pem").toString(),
+                    "--tag", "again").code()).isZero();
+            assertThat(keys("remove", residentId, "ab".repeat(32)).code()).isEqualTo(1); // the second names no key
+
+            List<JsonNode> changes = new ArrayList<>();
+            synchronized (appender) {
+                for (ILoggingEvent event : appender.list) {
+                    JsonNode line = new ObjectMapper().readTree(event.getFormattedMessage());
+                    if (line.get("protocol").asText().equals("keys")) {
+                        changes.add(line);
+                    }
+                    assertThat(event.getFormattedMessage()).doesNotContain("audited.key").doesNotContain("PRIVATE");
+                }
+            }
+            assertThat(changes).extracting(line -> line.get("method").asText() + " " + line.get("key").asText())
+                    .containsExactly("ADD-KEY " + addedId, "UPDATE-KEY " + addedId, "REMOVE-KEY " + residentId);
+            assertThat(changes).allSatisfy(line -> {
+                assertThat(line.get("client").asText()).isEqualTo("user " + System.getProperty("user.name"));
+                assertThat(line.get("remote").asText()).isEqualTo(fixture.dataDir().resolve("keyserver.sock")
+                        .toString());
+                assertThat(line.get("result").asText()).isEqualTo("ok");
+            });
+        } finally {
+            audit.detachAppender(appender);
+            audit.setLevel(level);
+        }
     }
 
     @Test

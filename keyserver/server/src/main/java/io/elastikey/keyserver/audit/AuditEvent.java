@@ -37,9 +37,15 @@ public record AuditEvent(Instant time, ClientIdentity client, SocketAddress remo
     public AuditEvent {
         Objects.requireNonNull(time, "time");
         Objects.requireNonNull(protocol, "protocol");
-        if (keyId != null) {
-            keyId = isHex(keyId) ? keyId.toLowerCase(Locale.ROOT) : INVALID_KEY_ID;
+        keyId = normalKeyId(keyId);
+    }
+
+    /** {@code keyId} in lower case, {@value #INVALID_KEY_ID} when it is not hex, {@code null} when it is. */
+    static String normalKeyId(String keyId) {
+        if (keyId == null) {
+            return null;
         }
+        return isHex(keyId) ? keyId.toLowerCase(Locale.ROOT) : INVALID_KEY_ID;
     }
 
     /** An event stamped with the current time. */

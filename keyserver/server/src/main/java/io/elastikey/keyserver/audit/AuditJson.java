@@ -69,6 +69,30 @@ final class AuditJson {
         return line.toString();
     }
 
+    /**
+     * A key change's line: the same fields, so one parser reads both. {@code client} is {@code user <name>},
+     * {@code remote} the control socket's path, {@code protocol} {@code keys}, {@code method} the change
+     * ({@code ADD-KEY}, {@code UPDATE-KEY}, {@code REMOVE-KEY}), {@code result} {@code ok} (a change that failed
+     * did not happen), {@code micros} {@code null}.
+     */
+    static String format(KeyChangeEvent event) {
+        StringBuilder line = new StringBuilder(320);
+        line.append("{\"time\":\"");
+        appendTime(line, event.time());
+        line.append("\",\"client\":");
+        appendString(line, "user " + event.operator());
+        line.append(",\"remote\":");
+        appendString(line, event.socket() == null ? null : event.socket().toString());
+        line.append(",\"protocol\":");
+        appendString(line, KeyChangeEvent.PROTOCOL);
+        line.append(",\"key\":");
+        appendString(line, event.keyId());
+        line.append(",\"method\":");
+        appendString(line, event.change().label());
+        line.append(",\"result\":\"ok\",\"micros\":null}");
+        return line.toString();
+    }
+
     /** {@code 2026-11-21T15:49:27.123456Z}: UTC, microseconds. */
     private static void appendTime(StringBuilder line, Instant time) {
         long second = time.getEpochSecond();

@@ -10,9 +10,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The key server's audit trail: every request becomes one line of JSON ({@link AuditJson} has the format) on the
- * SLF4J logger {@value #LOGGER_NAME}, at INFO, so operators send it wherever they like with their logback
- * configuration (docs/authorization.md shows a rolling file).
+ * The key server's audit trail: every request, and every key a command in the server changes ({@link #recordNow}),
+ * becomes one line of JSON ({@link AuditJson} has the format) on the SLF4J logger {@value #LOGGER_NAME}, at INFO,
+ * so operators send it wherever they like with their logback configuration (docs/authorization.md shows a rolling
+ * file).
  *
  * <p>Why asynchronous: requests are answered on Netty event loops, which must never wait for a disk. So
  * {@link #record} only puts the event on a bounded lock-free queue ({@link DropQueue}) and returns. When the queue
@@ -73,6 +74,20 @@ public final class AuditLog implements AutoCloseable {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Writes a key change's line now, on the calling thread. Unlike a request's, it is never dropped: changes are few,
+     * they come from a {@code keys} command's own thread rather than an event loop, and a key added or removed with
+     * no trace is what an audit trail exists to rule out. Written beside the queued lines, not in their order.
+     */
+    public void recordNow(KeyChangeEvent event) {
+        try {
+            logger.info(AuditJson.format(event));
+            written.incrementAndGet();
+        } catch (RuntimeException e) {
+            dropped.increment();
+        }
     }
 
     /** Events handed to the logger so far. */

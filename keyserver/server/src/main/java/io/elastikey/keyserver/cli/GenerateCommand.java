@@ -117,7 +117,7 @@ final class GenerateCommand extends KeysSubcommand {
                 long start = from;
                 long end = Math.min(from + size, first + count);
                 batches.add(() -> {
-                    keys.addAll(maker.batch(start, end, done::incrementAndGet));
+                    keys.addAll(maker.batch(start, end, done::incrementAndGet), lease.changes());
                     return null;
                 });
             }

@@ -68,7 +68,7 @@ final class ImportCommand extends KeysSubcommand {
                         pending.add(KeyEntry.of(contents.key(), chain, tagSet));
                     }
                     done++;
-                    certificates += flushIfFull(keys, pending, keyIds, fingerprints, false);
+                    certificates += flushIfFull(lease, pending, keyIds, fingerprints, false);
                     progress.update(done);
                 }
                 for (Path file : plan.pkcs12Files) {
@@ -76,10 +76,10 @@ final class ImportCommand extends KeysSubcommand {
                         pending.add(KeyEntry.of(pair.key(), pair.chain(), tagSet));
                         done++;
                     }
-                    certificates += flushIfFull(keys, pending, keyIds, fingerprints, false);
+                    certificates += flushIfFull(lease, pending, keyIds, fingerprints, false);
                     progress.update(done);
                 }
-                certificates += flushIfFull(keys, pending, keyIds, fingerprints, true);
+                certificates += flushIfFull(lease, pending, keyIds, fingerprints, true);
                 progress.finish(done);
                 out().printf("imported %,d keys (%,d certificates) from %,d files; the store holds %,d keys%n",
                         keyIds.size(), certificates, plan.files.size(), keys.count());
@@ -95,12 +95,12 @@ final class ImportCommand extends KeysSubcommand {
     }
 
     /** Writes {@code pending} when a batch is full (or {@code last}); notes their key IDs and certificate SHA-1s. */
-    private int flushIfFull(KeyRepository keys, List<KeyEntry> pending, Set<String> keyIds, List<String> fingerprints,
-                            boolean last) {
+    private int flushIfFull(RepositoryLease lease, List<KeyEntry> pending, Set<String> keyIds,
+                            List<String> fingerprints, boolean last) {
         if (pending.isEmpty() || (!last && pending.size() < batch)) {
             return 0;
         }
-        keyIds.addAll(keys.addAll(pending));
+        keyIds.addAll(lease.keys().addAll(pending, lease.changes()));
         for (KeyEntry entry : pending) {
             fingerprints.add(KeyIds.hex(KeyIds.certificateSha1(entry.certificate())));
         }

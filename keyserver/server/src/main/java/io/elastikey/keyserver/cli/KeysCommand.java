@@ -3,6 +3,7 @@ package io.elastikey.keyserver.cli;
 
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.control.RemoteProgress;
+import io.elastikey.keyserver.keys.KeyChange;
 import io.elastikey.keyserver.keys.KeyRepository;
 
 import java.io.PrintWriter;
@@ -31,8 +32,8 @@ public final class KeysCommand implements Runnable {
     private final Progress.Factory progress;
     private final Served served;
 
-    /** The running server's configuration and repository, for a command run inside it. */
-    record Served(KeyServerConfig config, KeyRepository keys) {
+    /** The running server's configuration, repository and audit of key changes, for a command run inside it. */
+    record Served(KeyServerConfig config, KeyRepository keys, KeyChange.Listener changes) {
     }
 
     @Spec
@@ -55,12 +56,12 @@ public final class KeysCommand implements Runnable {
 
     /**
      * Runs one command line ({@code import ...}, {@code remove ...}) inside the key server, on {@code keys}; what a
-     * control-socket client asks for.
+     * control-socket client asks for. Each key it adds, updates or removes is told to {@code changes}.
      */
-    public static int runInServer(KeyServerConfig config, KeyRepository keys, List<String> arguments,
-                                  PrintWriter out, PrintWriter err, RemoteProgress progress) {
+    public static int runInServer(KeyServerConfig config, KeyRepository keys, KeyChange.Listener changes,
+                                  List<String> arguments, PrintWriter out, PrintWriter err, RemoteProgress progress) {
         CommandLine commandLine = new CommandLine(new KeysCommand(ControlProgress.sending(progress),
-                new Served(config, keys)));
+                new Served(config, keys, changes)));
         commandLine.setOut(out);
         commandLine.setErr(err);
         return commandLine.execute(arguments.toArray(String[]::new));

@@ -105,7 +105,7 @@ abstract class KeysSubcommand implements Callable<Integer> {
 
     /** The repository on the configured store (the server's own, inside it); the caller closes the lease. */
     RepositoryLease openRepository() {
-        return inServer() ? RepositoryLease.borrowed(parent.served().keys())
+        return inServer() ? RepositoryLease.borrowed(parent.served().keys(), parent.served().changes())
                 : RepositoryLease.opened(KeyRepository.open(config(), new JdkPrivateKeyParser()));
     }
 

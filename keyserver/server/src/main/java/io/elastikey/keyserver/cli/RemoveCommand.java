@@ -23,7 +23,7 @@ final class RemoveCommand extends KeysSubcommand {
             KeyRepository keys = lease.keys();
             for (String identifier : identifiers) {
                 String keyId = keys.resolve(identifier);
-                if (keyId != null && keys.remove(keyId)) {
+                if (keyId != null && keys.remove(keyId, lease.changes())) {
                     out().println("removed " + keyId);
                 } else {
                     spec.commandLine().getErr().println("elastikey keys remove: no key has the identifier "

@@ -47,10 +47,10 @@ import org.slf4j.LoggerFactory;
  * running commands, so a stop never closes the store under an import.
  */
 public final class ControlServer implements AutoCloseable {
-    /** Runs one {@code keys} command line; returns its exit status. */
+    /** Runs one {@code keys} command line for {@code operator} (the peer's user name); returns its exit status. */
     @FunctionalInterface
     public interface Commands {
-        int run(List<String> arguments, PrintWriter out, PrintWriter err, RemoteProgress progress);
+        int run(String operator, List<String> arguments, PrintWriter out, PrintWriter err, RemoteProgress progress);
     }
 
     /** Whether the store a client meant is the store this server serves. */
@@ -148,7 +148,8 @@ public final class ControlServer implements AutoCloseable {
     }
 
     private void serve(SocketChannel connection) {
-        String peer = peer(connection);
+        String operator = operator(connection);
+        String peer = "user " + operator;
         try (connection) {
             ScheduledFuture<?> deadline = deadlines.schedule(() -> closeQuietly(connection), REQUEST_TIMEOUT_SECONDS,
                     TimeUnit.SECONDS);
@@ -168,13 +169,13 @@ public final class ControlServer implements AutoCloseable {
             if (!deadline.cancel(false)) {
                 return; // closed by the deadline as the last byte arrived
             }
-            run(connection, peer, request);
+            run(connection, operator, request);
         } catch (IOException e) {
             log.warn("control socket {}: {}", path, e.getMessage());
         }
     }
 
-    private void run(SocketChannel connection, String peer, ControlWire.Request request) {
+    private void run(SocketChannel connection, String operator, ControlWire.Request request) {
         String command = request.arguments().get(0);
         String refusal = storeCheck.refusal(request.store());
         if (refusal != null) {
@@ -187,7 +188,7 @@ public final class ControlServer implements AutoCloseable {
         long started = System.nanoTime();
         int status;
         try {
-            status = commands.run(request.arguments(), out, err, frames);
+            status = commands.run(operator, request.arguments(), out, err, frames);
         } catch (RuntimeException e) {
             log.error("control socket {}: keys {} failed", path, command, e);
             err.println("elastikey keys " + command + ": failed in the key server: " + e);
@@ -196,7 +197,7 @@ public final class ControlServer implements AutoCloseable {
         out.flush();
         err.flush();
         frames.exit(status);
-        log.info("keys {} from {} over the control socket: exit {} in {} ms{}", command, peer, status,
+        log.info("keys {} from user {} over the control socket: exit {} in {} ms{}", command, operator, status,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
                 frames.clientGone() ? " (the client left before the end)" : "");
     }
@@ -214,12 +215,13 @@ public final class ControlServer implements AutoCloseable {
         }
     }
 
-    private static String peer(SocketChannel connection) {
+    /** The connecting process's user name, from the kernel ({@code SO_PEERCRED}), not from anything it sent. */
+    private static String operator(SocketChannel connection) {
         try {
             UnixDomainPrincipal principal = connection.getOption(ExtendedSocketOptions.SO_PEERCRED);
-            return "user " + principal.user().getName();
+            return principal.user().getName();
         } catch (IOException | UnsupportedOperationException e) {
-            return "a local process";
+            return "unknown";
         }
     }
 

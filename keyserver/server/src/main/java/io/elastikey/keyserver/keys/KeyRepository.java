@@ -19,10 +19,12 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.LongPredicate;
 import java.util.function.Predicate;
@@ -124,15 +126,25 @@ public final class KeyRepository implements AutoCloseable {
      * @throws IllegalArgumentException when a record exceeds the store's value size limit
      */
     public List<String> addAll(List<KeyEntry> entries) {
-        List<String> updated = writer.addAll(entries);
+        return addAll(entries, KeyChange.Listener.NONE);
+    }
+
+    /** As {@link #addAll(List)}, telling {@code changes} of each key added or updated once the store has it. */
+    public List<String> addAll(List<KeyEntry> entries, KeyChange.Listener changes) {
+        Set<String> updated = new HashSet<>(writer.addAll(entries));
         if (!updated.isEmpty()) {
             List<String> identifiers = new ArrayList<>();
             updated.forEach(keyId -> identifiers.addAll(writer.identifiersOf(KeyIds.parse(keyId))));
             forget(identifiers);
         }
         List<String> keyIds = new ArrayList<>(entries.size());
+        Set<String> told = new HashSet<>();
         for (KeyEntry entry : entries) {
             keyIds.add(entry.keyId());
+            if (told.add(entry.keyId())) { // a key given twice in a batch is one change
+                changes.changed(updated.contains(entry.keyId()) ? KeyChange.UPDATED : KeyChange.ADDED,
+                        entry.keyId());
+            }
         }
         return keyIds;
     }
@@ -399,6 +411,11 @@ public final class KeyRepository implements AutoCloseable {
      * @throws IllegalArgumentException when {@code identifier} is not 40 or 64 hex digits
      */
     public boolean remove(String identifier) {
+        return remove(identifier, KeyChange.Listener.NONE);
+    }
+
+    /** As {@link #remove(String)}, telling {@code changes} of the removal once the store has it. */
+    public boolean remove(String identifier, KeyChange.Listener changes) {
         byte[] keyId = resolveBytes(KeyIds.parse(identifier));
         List<String> aliases = keyId == null ? null : writer.remove(keyId);
         if (aliases == null) {
@@ -407,6 +424,7 @@ public final class KeyRepository implements AutoCloseable {
         List<String> identifiers = new ArrayList<>(aliases);
         identifiers.add(KeyIds.hex(keyId));
         forget(identifiers);
+        changes.changed(KeyChange.REMOVED, KeyIds.hex(keyId));
         return true;
     }
 

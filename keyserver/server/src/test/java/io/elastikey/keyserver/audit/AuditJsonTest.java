@@ -5,6 +5,7 @@ import static io.elastikey.keyserver.audit.AuditTesting.CLIENT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elastikey.keyserver.authz.ClientIdentity;
+import io.elastikey.keyserver.keys.KeyChange;
 import io.elastikey.protocol.pki.CertificateAuthority;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.pki.Validity;
@@ -13,9 +14,11 @@ import io.elastikey.protocol.ski.SkiMethod;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import org.junit.jupiter.api.Test;
 
@@ -50,6 +53,26 @@ class AuditJsonTest {
         assertThat(json.get("result").asText()).isEqualTo("ok");
         assertThat(json.get("micros").isIntegralNumber()).isTrue();
         assertThat(json.get("micros").asLong()).isEqualTo(412);
+    }
+
+    @Test
+    void aKeyChangeLineHasTheSameFieldsNamingTheUserTheSocketAndTheChange() throws Exception {
+        KeyChangeEvent event = new KeyChangeEvent(TIME, "ops\"admin", Path.of("/var/lib/elastikey/keyserver.sock"),
+                KeyChange.REMOVED, KEY_ID.toUpperCase(Locale.ROOT));
+
+        JsonNode json = JSON.readTree(AuditJson.format(event));
+
+        assertThat(fieldNames(json)).isEqualTo(AuditJson.FIELDS);
+        assertThat(json.get("time").asText()).isEqualTo("2026-11-21T15:49:27.123456Z");
+        assertThat(json.get("client").asText()).isEqualTo("user ops\"admin");
+        assertThat(json.get("remote").asText()).isEqualTo("/var/lib/elastikey/keyserver.sock");
+        assertThat(json.get("protocol").asText()).isEqualTo("keys");
+        assertThat(json.get("key").asText()).isEqualTo(KEY_ID);
+        assertThat(json.get("method").asText()).isEqualTo("REMOVE-KEY");
+        assertThat(json.get("result").asText()).isEqualTo("ok");
+        assertThat(json.get("micros").isNull()).isTrue();
+        assertThat(new KeyChangeEvent(TIME, "ops", null, KeyChange.ADDED, "not a key id").keyId())
+                .isEqualTo(AuditEvent.INVALID_KEY_ID);
     }
 
     @Test

@@ -7,10 +7,12 @@ import static io.elastikey.keyserver.audit.AuditTesting.lines;
 import static io.elastikey.keyserver.audit.AuditTesting.loggerWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.elastikey.keyserver.keys.KeyChange;
 import io.elastikey.protocol.ski.SkiError;
 import io.elastikey.protocol.ski.SkiMethod;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -100,6 +102,24 @@ class AuditLogTest {
             byThread.get((int) (micros / 1_000_000)).add(micros);
         }
         assertThat(byThread).allSatisfy(events -> assertThat(events).hasSize(5_000).isSorted());
+    }
+
+    @Test
+    void aKeyChangeIsWrittenAtOnceOnTheCallersThreadEvenWhenTheQueueIsFull() throws Exception {
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        AuditLog log = AuditLog.start(1, loggerWith(appender), Duration.ofHours(1));
+        try {
+            log.record(event(0, null));
+            log.record(event(1, null)); // the queue is full; the writer sleeps for an hour (or takes one soon)
+
+            log.recordNow(new KeyChangeEvent(Instant.now(), "ops", null, KeyChange.ADDED, "ab".repeat(32)));
+
+            assertThat(lines(appender)).filteredOn(line -> line.contains("\"method\":\"ADD-KEY\"")).hasSize(1);
+            assertThat(log.written()).isGreaterThanOrEqualTo(1);
+        } finally {
+            log.close();
+        }
+        assertThat(lines(appender)).hasSizeBetween(2, 3);
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
 
 import java.nio.file.Path;
+import java.security.KeyPair;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.util.ArrayList;
@@ -161,6 +162,25 @@ class KeyRepositoryTest {
         keys.forEachCertificatePem(false, (id, pem) -> exported.incrementAndGet());
         assertThat(exported).hasValue(10);
         assertThat(keys.find(ids.get(0)).names()).containsExactly("pool-9.example.test");
+    }
+
+    @Test
+    void everyKeyAWriteChangesIsToldOnceAsAddedUpdatedOrRemovedAndNothingElseIs() {
+        List<String> told = new ArrayList<>();
+        KeyChange.Listener changes = (change, keyId) -> told.add(change.label() + " " + keyId);
+        KeyPair storedPair = KeyType.EC_P256.generate();
+        KeyPair addedPair = KeyType.RSA_2048.generate();
+        String storedId = keys.add(TestKeys.entry(storedPair, "stored.example.test"));
+        KeyEntry added = TestKeys.entry(addedPair, "added.example.test");
+
+        keys.addAll(List.of(added, TestKeys.entry(storedPair, "renewed.example.test"),
+                TestKeys.entry(addedPair, "added-again.example.test")), changes);
+
+        assertThat(told).containsExactly("ADD-KEY " + added.keyId(), "UPDATE-KEY " + storedId);
+        told.clear();
+        assertThat(keys.remove(KeyIds.hex(KeyIds.certificateSha1(added.certificate())), changes)).isTrue();
+        assertThat(keys.remove(added.keyId(), changes)).isFalse();
+        assertThat(told).containsExactly("REMOVE-KEY " + added.keyId());
     }
 
     @Test
