@@ -280,6 +280,29 @@ class KeysOnARunningServerTest {
     }
 
     @Test
+    void connectionsThatNeverSendACommandDoNotHoldTheCommandsPlaces() throws Exception {
+        Path socket = fixture.dataDir().resolve("keyserver.sock");
+        List<SocketChannel> idle = new ArrayList<>();
+        try {
+            for (int i = 0; i < 8; i++) { // twice as many as commands may run at once
+                SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+                channel.connect(UnixDomainSocketAddress.of(socket));
+                channel.write(java.nio.ByteBuffer.wrap("EKCTL1".getBytes(StandardCharsets.US_ASCII)));
+                idle.add(channel);
+            }
+
+            Result counted = keys("count");
+
+            assertThat(counted.code()).as(counted.err()).isZero();
+            assertThat(counted.out().strip()).isEqualTo("1");
+        } finally {
+            for (SocketChannel channel : idle) {
+                channel.close();
+            }
+        }
+    }
+
+    @Test
     void aSocketFileLeftByAKilledServerIsReplacedAtTheNextStart() throws Exception {
         fixture.stop();
         Path socket = fixture.dataDir().resolve("keyserver.sock");

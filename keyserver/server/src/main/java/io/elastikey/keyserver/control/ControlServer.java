@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * command, never its arguments (an import's password is one of them).
  *
  * <p>Bounds: the request must arrive within {@link #REQUEST_TIMEOUT_SECONDS} and fit {@link ControlWire}'s limits;
- * at most {@link #MAX_COMMANDS} commands run at once (the next is told so and refused). Commands run concurrently
+ * at most {@link #MAX_CONNECTIONS} connections are served at once, of which at most {@link #MAX_COMMANDS} run a
+ * command (the next is told so, once its request is read, and refused). A connection still sending its request does
+ * not hold a command's place, so a few idle connections cannot lock the operators out. Commands run concurrently
  * with each other and with requests, as {@code KeyRepository} allows. {@link #close} stops accepting and waits for
  * running commands, so a stop never closes the store under an import.
  */
@@ -61,6 +64,9 @@ public final class ControlServer implements AutoCloseable {
     }
 
     static final int MAX_COMMANDS = 4;
+    static final int MAX_CONNECTIONS = 32;
+    /** What the log calls a first argument that is not a subcommand's name, rather than repeat a client's bytes. */
+    static final String NOT_A_COMMAND = "(not a keys command)";
     static final long REQUEST_TIMEOUT_SECONDS = 10;
     private static final long CLOSE_WAIT_SECONDS = 60;
     private static final int S_IFMT = 0170000;
@@ -72,6 +78,7 @@ public final class ControlServer implements AutoCloseable {
     private final Commands commands;
     private final StoreCheck storeCheck;
     private final ThreadPoolExecutor workers;
+    private final Semaphore commandPlaces = new Semaphore(MAX_COMMANDS);
     private final ScheduledExecutorService deadlines;
     private final Thread acceptor;
 
@@ -80,7 +87,7 @@ public final class ControlServer implements AutoCloseable {
         this.listener = listener;
         this.commands = commands;
         this.storeCheck = storeCheck;
-        this.workers = new ThreadPoolExecutor(0, MAX_COMMANDS, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        this.workers = new ThreadPoolExecutor(0, MAX_CONNECTIONS, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 new DefaultThreadFactory("keys-control-command", true));
         this.deadlines = Executors.newSingleThreadScheduledExecutor(
                 new DefaultThreadFactory("keys-control-deadline", true));
@@ -141,8 +148,10 @@ public final class ControlServer implements AutoCloseable {
             try {
                 workers.execute(() -> serve(connection));
             } catch (RejectedExecutionException e) {
-                refuse(connection, MAX_COMMANDS + " keys commands are running on this server already; try again "
-                        + "when one has finished");
+                log.warn("control socket {}: refused a connection from user {}: {} connections are open already",
+                        path, operator(connection), MAX_CONNECTIONS);
+                refuse(connection, MAX_CONNECTIONS + " connections to this server's control socket are open "
+                        + "already; try again later");
             }
         }
     }
@@ -162,21 +171,37 @@ public final class ControlServer implements AutoCloseable {
                 log.warn("control socket {}: refused a request from {}: {}", path, peer, e.getMessage());
                 return;
             } catch (IOException e) {
-                log.warn("control socket {}: no complete request from {} within {} s: {}", path, peer,
-                        REQUEST_TIMEOUT_SECONDS, e.getClass().getSimpleName());
+                if (deadline.cancel(false)) {
+                    log.info("control socket {}: {} closed the connection before its request was whole", path,
+                            peer);
+                } else {
+                    log.warn("control socket {}: no complete request from {} within {} s", path, peer,
+                            REQUEST_TIMEOUT_SECONDS);
+                }
                 return;
             }
             if (!deadline.cancel(false)) {
                 return; // closed by the deadline as the last byte arrived
             }
-            run(connection, operator, request);
+            if (!commandPlaces.tryAcquire()) {
+                refuse(connection, MAX_COMMANDS + " keys commands are running on this server already; try again "
+                        + "when one has finished");
+                log.warn("control socket {}: refused keys {} from {}: {} commands are running", path,
+                        commandName(request), peer, MAX_COMMANDS);
+                return;
+            }
+            try {
+                run(connection, operator, request);
+            } finally {
+                commandPlaces.release();
+            }
         } catch (IOException e) {
             log.warn("control socket {}: {}", path, e.getMessage());
         }
     }
 
     private void run(SocketChannel connection, String operator, ControlWire.Request request) {
-        String command = request.arguments().get(0);
+        String command = commandName(request);
         String refusal = storeCheck.refusal(request.store());
         if (refusal != null) {
             refuse(connection, refusal);
@@ -200,6 +225,15 @@ public final class ControlServer implements AutoCloseable {
         log.info("keys {} from user {} over the control socket: exit {} in {} ms{}", command, operator, status,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
                 frames.clientGone() ? " (the client left before the end)" : "");
+    }
+
+    /**
+     * The subcommand's name for the log, when it looks like one: the rest of the request is the client's, and its
+     * bytes (a line break, a forged log line) must not reach the log.
+     */
+    static String commandName(ControlWire.Request request) {
+        String first = request.arguments().get(0);
+        return first.matches("[a-z][a-z-]{0,31}") ? first : NOT_A_COMMAND;
     }
 
     /** Tells the client why, as its command's standard error and exit status 1, and closes. */
