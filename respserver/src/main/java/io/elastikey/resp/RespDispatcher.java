@@ -1,6 +1,7 @@
 // RespDispatcher -- answers memory hits on the event loop, runs the rest off it, in order, a burst per task.
 package io.elastikey.resp;
 
+import io.elastikey.protocol.http.LingeringClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -31,13 +32,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * flight, so its replies leave in request order.
  *
  * <p>Back-pressure: the connection stops reading while {@link RespLimits#maxPipelined} requests
- * wait for replies or while its outbound buffer is above the high-water mark.
+ * wait for replies or while its outbound buffer is above the high-water mark, and runs no further batch while it is
+ * above it: a client that pipelines GETs of large values and never reads holds a batch of replies, not every reply
+ * it asked for. A batch is cut to about {@link #BATCH_BYTES} of replies at the last value size seen.
  *
  * <p>A protocol error becomes a request of its own, so it is answered after every reply already
- * due; then the connection closes.
+ * due; then the connection closes once the client stops sending ({@link LingeringClose}), so the rest of a refused
+ * request cannot reset the connection under the error's text.
  */
 final class RespDispatcher extends ChannelInboundHandlerAdapter {
     private static final int BATCH = 256;
+    /** About how many bytes of replies one batch builds: some 250 replies of 4 KiB, or one of 1 MiB. */
+    private static final int BATCH_BYTES = 1 << 20;
     /** Size of an outbound buffer for replies answered on the event loop; a full one is written and replaced. */
     private static final int INLINE_BUFFER = 64 * 1024;
 
@@ -162,9 +168,10 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
 
     /** On a worker: up to {@link #BATCH} queued requests, stopping before the first write when {@code readsOnly}. */
     List<RespRequest> take(boolean readsOnly) {
-        List<RespRequest> batch = new ArrayList<>(Math.min(BATCH, Math.max(1, pending.get())));
+        int most = Math.max(1, Math.min(BATCH, BATCH_BYTES / (state.valueSizeHint + 16)));
+        List<RespRequest> batch = new ArrayList<>(Math.min(most, Math.max(1, pending.get())));
         RespRequest r;
-        while (batch.size() < BATCH && (r = queue.peek()) != null && !(readsOnly && r.writes())) {
+        while (batch.size() < most && (r = queue.peek()) != null && !(readsOnly && r.writes())) {
             r = queue.poll(); // null only when the connection closed meanwhile and cleared the queue
             if (r == null) {
                 break;
@@ -188,12 +195,13 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
             scheduledClose = true;
         }
         int answered = batch.size();
-        return () -> write(replies, answered, close);
+        boolean refused = close && batch.get(answered - 1).protocolError() != null;
+        return () -> write(replies, answered, close, refused);
     }
 
     /** The event-loop task writing {@code replies}, encoded elsewhere, for {@code answered} requests. */
     Runnable written(ByteBuf replies, int answered) {
-        return () -> write(replies, answered, false);
+        return () -> write(replies, answered, false, false);
     }
 
     ByteBuf newReplyBuffer(int requests) {
@@ -221,10 +229,14 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** After the batch's write task was handed to the event loop (or run on it): schedules what came since. */
+    /**
+     * After the batch's write task was handed to the event loop (or run on it): schedules what came since, unless
+     * the client is not reading what it was sent; then {@link #channelWritabilityChanged} schedules it when it does.
+     * {@code scheduled} is cleared before writability is read, so a change between the two is not missed.
+     */
     void finished() {
         scheduled.set(false);
-        if (!scheduledClose && !queue.isEmpty() && scheduled.compareAndSet(false, true)) {
+        if (!scheduledClose && !queue.isEmpty() && ctx.channel().isWritable() && scheduled.compareAndSet(false, true)) {
             submitAlone(headWrites() ? workers.writes : workers.reads);
         }
     }
@@ -235,11 +247,12 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
         ctx.close();
     }
 
-    private void write(ByteBuf replies, int answered, boolean close) {
+    private void write(ByteBuf replies, int answered, boolean close, boolean refused) {
         pending.addAndGet(-answered);
         if (close) {
             closing = true;
-            ctx.writeAndFlush(replies).addListener(ChannelFutureListener.CLOSE);
+            ctx.writeAndFlush(replies).addListener(refused ? f -> LingeringClose.begin(ctx)
+                    : ChannelFutureListener.CLOSE);
             return;
         }
         ctx.writeAndFlush(replies, ctx.voidPromise());
@@ -256,6 +269,9 @@ final class RespDispatcher extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         updateAutoRead();
+        if (ctx.channel().isWritable() && !scheduledClose) {
+            schedule();
+        }
         ctx.fireChannelWritabilityChanged();
     }
 

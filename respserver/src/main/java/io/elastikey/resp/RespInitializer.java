@@ -33,15 +33,17 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
     private final AtomicLong connectionIds = new AtomicLong();
     private final AccessControl access;
     private final SslContext tls;
+    private final UnfinishedRequests unfinished;
 
     RespInitializer(RespLimits limits, ConnectionLimiter limiter, CommandRunner runner, Workers workers,
-                    AccessControl access, SslContext tls) {
+                    AccessControl access, SslContext tls, UnfinishedRequests unfinished) {
         this.limits = limits;
         this.limiter = limiter;
         this.runner = runner;
         this.workers = workers;
         this.access = access;
         this.tls = tls;
+        this.unfinished = unfinished;
     }
 
     @Override
@@ -55,7 +57,7 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
             p.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
             p.addLast("idle-close", IdleConnectionCloser.INSTANCE);
         }
-        p.addLast("decoder", new RespRequestDecoder(limits));
+        p.addLast("decoder", new RespRequestDecoder(limits, unfinished));
         ReadyConnections group = groups.computeIfAbsent(channel.eventLoop(),
                 loop -> new ReadyConnections(loop, workers, runner));
         p.addLast("dispatch", new RespDispatcher(runner, workers, group, limits.maxPipelined(),

@@ -35,6 +35,8 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
     private enum State { COMMAND, BULK_HEADER, BULK_BODY, FAILED }
 
     private final RespLimits limits;
+    private final UnfinishedRequests unfinished;
+    private long reserved;     // bytes of the current command's arguments taken from the server's budget
     private State state = State.COMMAND;
     private byte[][] args;     // the current command's arguments so far
     private int argc;
@@ -43,8 +45,9 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
     private byte[] bulk;       // the argument being filled
     private int filled;
 
-    RespRequestDecoder(RespLimits limits) {
+    RespRequestDecoder(RespLimits limits, UnfinishedRequests unfinished) {
         this.limits = limits;
+        this.unfinished = unfinished;
     }
 
     @Override
@@ -72,8 +75,21 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         state = State.FAILED;
         args = null;
         bulk = null;
+        releaseReserved();
         in.skipBytes(in.readableBytes());
         return false;
+    }
+
+    private void releaseReserved() {
+        unfinished.release(reserved);
+        reserved = 0;
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        args = null;
+        bulk = null;
+        releaseReserved(); // the connection went with a command half sent
     }
 
     private boolean decodeCommand(ByteBuf in, List<Object> out) {
@@ -110,8 +126,12 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         if (n == NEED_MORE) {
             return false;
         }
-        if (n < 0 || n > limits.maxBulkBytes()) {
+        if (n < 0) {
             throw new RespProtocolException("Protocol error: invalid bulk length");
+        }
+        if (n > limits.maxBulkBytes()) { // Redis's text, then which limit (store serve --max-value-size)
+            throw new RespProtocolException("Protocol error: invalid bulk length (" + n + " bytes; at most "
+                    + limits.maxBulkBytes() + ")");
         }
         requestBytes += n;
         if (requestBytes > limits.maxRequestBytes()) {
@@ -121,6 +141,11 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         if (argc == 0 && knownName(in, (int) n, out)) {
             return true;
         }
+        if (!unfinished.reserve(n)) {
+            throw new RespProtocolException("Protocol error: the server holds " + unfinished.budget()
+                    + " bytes of requests still arriving, its limit; send this command again later");
+        }
+        reserved += n;
         bulk = new byte[(int) n];
         filled = 0;
         state = State.BULK_BODY;
@@ -171,6 +196,7 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         if (argc == expected) {
             out.add(RespRequest.of(args, argc));
             args = null;
+            releaseReserved();
             state = State.COMMAND;
         } else {
             state = State.BULK_HEADER;

@@ -73,7 +73,8 @@ public final class RespServer implements AutoCloseable {
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                    .childHandler(new RespInitializer(limits, limiter, runner, workers, access, options.tls())));
+                    .childHandler(new RespInitializer(limits, limiter, runner, workers, access, options.tls(),
+                            new UnfinishedRequests(UnfinishedRequests.DEFAULT_BUDGET))));
             port.set(((InetSocketAddress) channel.localAddress()).getPort());
             LOG.info("RESP server on {} ({}, {} read and {} write threads, {}, {}, {})", channel.localAddress(),
                     Transports.name(group), limits.readThreads(), limits.workerThreads(),

@@ -77,13 +77,28 @@ final class StoreCommands {
         return elastic != null && read(r.bytes(1), out, conn, true);
     }
 
-    /** Appends MGET's reply to {@code out}. */
+    /**
+     * The largest MGET reply built: 64 MiB. Redis builds whatever it is asked for; here a request of 36 bytes per key
+     * could otherwise make the server assemble 65,535 values of 1 MiB, 64 GiB, in one buffer.
+     */
+    static final int MAX_MGET_REPLY_BYTES = 64 << 20;
+
+    /**
+     * Appends MGET's reply to {@code out}.
+     *
+     * @throws IllegalArgumentException when the values asked for come to more than {@link #MAX_MGET_REPLY_BYTES}
+     *         (answered as {@code -ERR MGET reply larger than ...})
+     */
     void mget(RespRequest r, ByteBuf out, ConnectionState conn) {
         int start = out.writerIndex();
         try {
             ReplyEncoder.header(out, '*', r.argc() - 1);
             for (int i = 1; i < r.argc(); i++) {
                 read(r.bytes(i), out, conn, false);
+                if (out.writerIndex() - start > MAX_MGET_REPLY_BYTES) {
+                    throw new IllegalArgumentException("MGET reply larger than " + MAX_MGET_REPLY_BYTES
+                            + " bytes after " + i + " of " + (r.argc() - 1) + " keys; ask for fewer keys at once");
+                }
             }
         } catch (RuntimeException e) {
             out.writerIndex(start); // no half reply: the caller answers with an error instead
@@ -102,7 +117,7 @@ final class StoreCommands {
         int expected = conn.valueSizeHint;
         while (true) {
             int headerLen = 3 + ReplyEncoder.digits(expected);
-            out.ensureWritable(headerLen + expected + 2);
+            ensureRoom(out, headerLen + expected + 2);
             int start = out.writerIndex();
             int room = out.capacity() - start - headerLen - 2;
             java.nio.ByteBuffer dst = out.internalNioBuffer(start + headerLen, room);
@@ -132,12 +147,27 @@ final class StoreCommands {
         }
     }
 
+    /**
+     * Makes room for {@code bytes} more, at least doubling the buffer when it grows: Netty's own growth steps by
+     * 4 MiB past 4 MiB, and an MGET of many large values copied its whole reply again at every step (160 values of
+     * 1 MiB took 3.7 s, a quarter of that 0.9 s).
+     */
+    private static void ensureRoom(ByteBuf out, int bytes) {
+        if (out.writableBytes() < bytes) {
+            out.ensureWritable(Math.max(bytes, out.capacity()));
+        }
+    }
+
     RedisMessage set(RespRequest r) {
+        boolean expiry = false;
         for (int i = 3; i < r.argc(); i++) {
             if (r.is(i, "EX") || r.is(i, "PX")) {
-                if (i + 1 >= r.argc() || !positiveInteger(r.text(i + 1))) {
-                    return i + 1 >= r.argc() ? Replies.error("ERR syntax error")
-                            : Replies.error("ERR invalid expire time in 'set' command");
+                if (expiry || i + 1 >= r.argc()) {
+                    return Replies.error("ERR syntax error"); // one expiry at most, as Redis says
+                }
+                expiry = true;
+                if (!positiveInteger(r.text(i + 1))) {
+                    return Replies.error("ERR invalid expire time in 'set' command");
                 }
                 i++;
             } else if (r.is(i, "NX") || r.is(i, "XX") || r.is(i, "GET") || r.is(i, "KEEPTTL")

@@ -99,6 +99,12 @@ final class RawClient implements AutoCloseable {
     }
 
     /** Whether the server closed the connection (reads to end of stream, within the socket timeout). */
+    /** Stops sending, as a client that has read its error does, then {@link #closedByServer}. */
+    boolean closedByServerOnceDone() throws IOException {
+        socket.shutdownOutput();
+        return closedByServer();
+    }
+
     boolean closedByServer() throws IOException {
         try {
             while (in.read() >= 0) {

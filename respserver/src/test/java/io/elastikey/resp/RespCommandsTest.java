@@ -201,6 +201,42 @@ class RespCommandsTest {
     }
 
     @Test
+    void anMgetOfManyLargeValuesIsAnsweredWholeUpTo64MiBAndRefusedPastItOnAConnectionThatGoesOn()
+            throws Exception {
+        byte[] value = new byte[64 * 1024 - 64];
+        new java.util.SplittableRandom(11).nextBytes(value);
+        try (RawClient c = fixture.client()) {
+            assertThat(c.call("SET", "mget:large", value)).isEqualTo("OK");
+            Object[] under = new Object[1 + 1000]; // 62 MiB of reply
+            Object[] over = new Object[1 + 1100];
+            java.util.Arrays.fill(under, "mget:large");
+            java.util.Arrays.fill(over, "mget:large");
+            under[0] = "MGET";
+            over[0] = "MGET";
+
+            List<?> answered = (List<?>) c.call(under);
+            Object refused = c.call(over);
+
+            assertThat(answered).hasSize(1000).allSatisfy(v -> assertThat((byte[]) v).isEqualTo(value));
+            assertThat(((RawClient.Error) refused).text()).startsWith("ERR MGET reply larger than 67108864 bytes "
+                    + "after ").endsWith(" of 1100 keys; ask for fewer keys at once");
+            assertThat(c.call("PING")).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void setWithTwoExpiriesIsASyntaxErrorAsInRedis() throws Exception {
+        try (RawClient c = fixture.client()) {
+            assertThat(((RawClient.Error) c.call("SET", "ttl", "v", "EX", "1", "PX", "1")).text())
+                    .isEqualTo("ERR syntax error");
+            assertThat(((RawClient.Error) c.call("SET", "ttl", "v", "EX", "1", "EX", "2")).text())
+                    .isEqualTo("ERR syntax error");
+            assertThat(c.call("SET", "ttl", "v", "PX", "100")).isEqualTo("OK");
+            assertThat(c.call("EXISTS", "ttl")).isEqualTo(1L);
+        }
+    }
+
+    @Test
     void quitAnswersOkThenCloses() throws Exception {
         try (RawClient c = fixture.client()) {
             c.send(concat(RawClient.encode("QUIT"), RawClient.encode("PING")));

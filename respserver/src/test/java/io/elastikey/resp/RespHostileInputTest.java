@@ -48,7 +48,7 @@ class RespHostileInputTest {
             Object reply = c.read();
             assertThat(reply).isInstanceOf(RawClient.Error.class);
             assertThat(((RawClient.Error) reply).text()).startsWith("ERR Protocol error");
-            assertThat(c.closedByServer()).isTrue();
+            assertThat(c.closedByServerOnceDone()).isTrue();
         }
     }
 
@@ -110,6 +110,24 @@ class RespHostileInputTest {
     @Test
     void lineLongerThanTheInlineLimit() throws Exception {
         expectProtocolErrorAndClose("A".repeat(70 * 1024));
+    }
+
+    @Test
+    void anOversizedValueSentWholeGetsItsErrorNotAResetAndTheServerClosesOnItsOwnOnceTheClientIsQuiet()
+            throws Exception {
+        byte[] value = new byte[4 << 20]; // 64 times the limit, all of it sent before the reply is read
+        java.util.Arrays.fill(value, (byte) 'x');
+        try (RawClient c = fixture.client()) {
+            c.send(RawClient.encode("SET", "big", value));
+            Object reply = c.read();
+            assertThat(reply).isInstanceOf(RawClient.Error.class);
+            assertThat(((RawClient.Error) reply).text())
+                    .isEqualTo("ERR Protocol error: invalid bulk length (4194304 bytes; at most 65536)");
+            assertThat(c.closedByServer()).isTrue(); // without a shutdown: the lingering close ends it
+        }
+        try (RawClient c = fixture.client()) {
+            assertThat(c.call("EXISTS", "big")).isEqualTo(0L);
+        }
     }
 
     @Test

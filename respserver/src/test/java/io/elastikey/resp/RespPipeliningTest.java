@@ -54,6 +54,31 @@ class RespPipeliningTest {
     }
 
     @Test
+    void aClientThatNeverReadsHoldsABatchOfLargeRepliesNotEveryReplyItAskedFor() throws Exception {
+        int valueBytes = 60 << 10;
+        int gets = 2_000; // 120 MB of replies
+        try (RespFixture f = new RespFixture(dir); RawClient c = f.client()) {
+            byte[] value = new byte[valueBytes];
+            new SplittableRandom(3).nextBytes(value);
+            assertThat(c.call("SET", "large", value)).isEqualTo("OK");
+            ByteArrayOutputStream wire = new ByteArrayOutputStream();
+            for (int i = 0; i < gets; i++) {
+                wire.writeBytes(RawClient.encode("GET", "large"));
+            }
+            long before = io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+
+            c.send(wire.toByteArray()); // 50 KB of requests, and not a byte read for a while
+            Thread.sleep(2_000);
+            long held = io.netty.buffer.PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory() - before;
+
+            assertThat(held).as("direct memory the server holds for the client").isLessThan(32L << 20);
+            for (int i = 0; i < gets; i++) {
+                assertThat((byte[]) c.read()).as("reply %d", i).isEqualTo(value);
+            }
+        }
+    }
+
+    @Test
     void manyConnectionsPipeliningAtOnceEachGetTheirOwnOrder() throws Exception {
         try (RespFixture f = new RespFixture(dir)) {
             List<Thread> threads = new ArrayList<>();

@@ -13,11 +13,38 @@ import org.junit.jupiter.api.Test;
 class RespRequestDecoderTest {
 
     private static EmbeddedChannel channel(RespLimits limits) {
-        return new EmbeddedChannel(new RespRequestDecoder(limits));
+        return new EmbeddedChannel(new RespRequestDecoder(limits, new UnfinishedRequests(Long.MAX_VALUE)));
     }
 
     private static ByteBuf bytes(String s) {
         return Unpooled.copiedBuffer(s, StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void commandsStillArrivingShareOneBudgetWhichAFinishedOrDroppedCommandGivesBack() {
+        UnfinishedRequests budget = new UnfinishedRequests(100);
+        EmbeddedChannel first = new EmbeddedChannel(new RespRequestDecoder(RespLimits.defaults(1024), budget));
+        EmbeddedChannel second = new EmbeddedChannel(new RespRequestDecoder(RespLimits.defaults(1024), budget));
+        EmbeddedChannel third = new EmbeddedChannel(new RespRequestDecoder(RespLimits.defaults(1024), budget));
+
+        first.writeInbound(bytes("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$60\r\nstill sending")); // 61 held
+        assertThatThrownBy(() -> second.writeInbound(bytes("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$60\r\n")))
+                .isInstanceOf(RespProtocolException.class)
+                .hasMessage("Protocol error: the server holds 100 bytes of requests still arriving, its limit; "
+                        + "send this command again later");
+        assertThat(budget.held()).isEqualTo(61);
+
+        first.writeInbound(bytes("x".repeat(60 - "still sending".length()) + "\r\n"));
+        RespRequest whole = first.readInbound();
+        assertThat(whole.argc()).isEqualTo(3);
+        assertThat(budget.held()).isZero();
+
+        third.writeInbound(bytes("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$60\r\nhalf"));
+        assertThat(budget.held()).isEqualTo(61);
+        third.finishAndReleaseAll(); // the client went with its command half sent
+        assertThat(budget.held()).isZero();
+        first.finishAndReleaseAll();
+        second.finishAndReleaseAll();
     }
 
     @Test
@@ -48,7 +75,8 @@ class RespRequestDecoderTest {
     void bulkOverTheLimitIsRefusedAtItsHeader() {
         EmbeddedChannel ch = channel(RespLimits.defaults(16));
         assertThatThrownBy(() -> ch.writeInbound(bytes("*2\r\n$3\r\nGET\r\n$17\r\n")))
-                .isInstanceOf(RespProtocolException.class).hasMessage("Protocol error: invalid bulk length");
+                .isInstanceOf(RespProtocolException.class)
+                .hasMessage("Protocol error: invalid bulk length (17 bytes; at most 16)");
         ch.writeInbound(bytes("*1\r\n$4\r\nPING\r\n")); // dropped: the connection is closing
         assertThat(ch.finishAndReleaseAll()).isFalse();
     }
