@@ -9,8 +9,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.AttributeKey;
+import io.elastikey.protocol.net.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+
+import java.time.Duration;
 
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
@@ -19,11 +23,17 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 /**
  * Turns the verified client certificate into a {@link Caller} once, when the handshake
  * completes, and keeps it on the connection for every request it carries (HTTP/2 streams find
- * it on their parent). A failed handshake is counted and the connection closed.
+ * it on their parent). A failed handshake is counted, logged (rate-limited) with its innermost cause, and the
+ * connection closed.
  */
 public final class ClientAuthenticationHandler extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(ClientAuthenticationHandler.class);
     private static final AttributeKey<Caller> CALLER = AttributeKey.valueOf("elastikey.caller");
+    /**
+     * A client refused for its certificate (none, another CA's, revoked) is what an operator looks for first when an
+     * edge cannot connect; a scanner's flood of them must not bury the log, so at most ten lines a minute.
+     */
+    private static final RateLimitedLog REFUSALS = new RateLimitedLog(log, Level.INFO, 10, Duration.ofMinutes(1));
 
     private final CallerResolver resolver;
     private final KeyServerMetrics metrics;
@@ -52,11 +62,22 @@ public final class ClientAuthenticationHandler extends ChannelInboundHandlerAdap
                 authenticate(ctx);
             } else {
                 metrics.handshakeFailed();
-                log.debug("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(), handshake.cause().toString());
+                REFUSALS.log("TLS handshake with {} failed: {}", ctx.channel().remoteAddress(),
+                        reason(handshake.cause()));
                 ctx.close();
             }
         }
         super.userEventTriggered(ctx, event);
+    }
+
+    /** The innermost cause's text: OpenSSL's outer exception often says only "General OpenSslEngine problem". */
+    static String reason(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage();
+        return root.getClass().getSimpleName() + (message == null ? "" : ": " + message);
     }
 
     private void authenticate(ChannelHandlerContext ctx) throws SSLPeerUnverifiedException {
