@@ -1,0 +1,121 @@
+// goski -- an SKI load client outside the JVM, for figures that no JIT in the client colours: N HTTP/2 connections
+// (golang.org/x/net/http2), a closed loop of P requests in flight on each, SIGN ecdsa_secp256r1_sha256 with a key
+// drawn uniformly from a key list (perf/bin/ski-scale writes one), every answer checked for a 200 with an output.
+// Prints the rate each second and a RESULT line with the percentiles. Build: cd perf/goski && go build.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/net/http2"
+)
+
+func main() {
+	target := flag.String("target", "127.0.0.1:18443", "")
+	pki := flag.String("pki", "", "dir with ca.pem client.pem client.key")
+	keysFile := flag.String("keys", "", "key list")
+	limit := flag.Int("limit", 0, "use the first N keys")
+	conns := flag.Int("c", 32, "connections")
+	per := flag.Int("per", 8, "in flight per connection")
+	dur := flag.Duration("d", 30*time.Second, "")
+	flag.Parse()
+	cert, err := tls.LoadX509KeyPair(*pki+"/client.pem", *pki+"/client.key")
+	must(err)
+	caPem, err := os.ReadFile(*pki + "/ca.pem")
+	must(err)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPem)
+	var ids []string
+	f, err := os.Open(*keysFile)
+	must(err)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "#") || l == "" {
+			continue
+		}
+		ids = append(ids, strings.Fields(l)[0])
+		if *limit > 0 && len(ids) >= *limit {
+			break
+		}
+	}
+	input := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 96))
+	var done, errs atomic.Int64
+	var mu sync.Mutex
+	var lat []float64
+	stop := time.Now().Add(*dur)
+	var wg sync.WaitGroup
+	for c := 0; c < *conns; c++ {
+		tr := &http2.Transport{TLSClientConfig: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool,
+			ServerName: "localhost"}, StrictMaxConcurrentStreams: true}
+		cl := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+		for p := 0; p < *per; p++ {
+			wg.Add(1)
+			go func(seed int64) {
+				defer wg.Done()
+				r := rand.New(rand.NewSource(seed))
+				local := make([]float64, 0, 1<<16)
+				for time.Now().Before(stop) {
+					id := ids[r.Intn(len(ids))]
+					body := `{"protocol":"TLS 1.3","method":"SIGN","scheme":"ecdsa_secp256r1_sha256","spki":"` + id + `","input":"` + input + `"}`
+					t0 := time.Now()
+					resp, err := cl.Post("https://"+*target+"/", "application/json", strings.NewReader(body))
+					if err != nil {
+						errs.Add(1)
+						continue
+					}
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					var out map[string]string
+					if resp.StatusCode != 200 || json.Unmarshal(b, &out) != nil || out["output"] == "" {
+						errs.Add(1)
+						continue
+					}
+					local = append(local, float64(time.Since(t0).Microseconds())/1000)
+					done.Add(1)
+				}
+				mu.Lock()
+				lat = append(lat, local...)
+				mu.Unlock()
+			}(int64(c*1000 + p))
+		}
+	}
+	start := time.Now()
+	go func() {
+		last := int64(0)
+		for range time.Tick(time.Second) {
+			d := done.Load()
+			fmt.Printf("%4.0fs %7d/s errors %d\n", time.Since(start).Seconds(), d-last, errs.Load())
+			last = d
+		}
+	}()
+	wg.Wait()
+	el := time.Since(start).Seconds()
+	sort.Float64s(lat)
+	q := func(p float64) float64 { return lat[int(p*float64(len(lat)-1))] }
+	fmt.Printf("RESULT keys=%d conns=%d per=%d: %.0f/s over %.1fs, errors %d, p50 %.2f p99 %.2f p99.9 %.2f max %.2f ms\n",
+		len(ids), *conns, *per, float64(len(lat))/el, el, errs.Load(), q(.5), q(.99), q(.999), lat[len(lat)-1])
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
