@@ -1,5 +1,6 @@
 package io.elastikey.protocol.admin;
 
+import io.elastikey.protocol.http.LingeringClose;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler.Sharable;
@@ -12,6 +13,9 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.codec.http.QueryStringDecoder;
 
 import java.nio.charset.StandardCharsets;
@@ -49,6 +53,10 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (request.decoderResult().isFailure()) {
+            refuse(ctx, request.decoderResult().cause());
+            return;
+        }
         QueryStringDecoder query = new QueryStringDecoder(request.uri());
         AdminRoute route = routes.get(query.path());
         if (route != null) {
@@ -121,6 +129,25 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
         if (!keepAlive) {
             future.addListener(ChannelFutureListener.CLOSE);
         }
+    }
+
+    /**
+     * What the codec could not read (a header past 8 KiB, a request line that is not HTTP) is answered as such, not
+     * routed as if it were a request, and the connection closes once the client stops sending.
+     */
+    private static void refuse(ChannelHandlerContext ctx, Throwable cause) {
+        HttpResponseStatus status = cause instanceof TooLongHttpHeaderException
+                ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                : cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+                : HttpResponseStatus.BAD_REQUEST;
+        ByteBuf content = ctx.alloc().buffer();
+        int length = content.writeCharSequence(status.reasonPhrase().toLowerCase(java.util.Locale.ROOT) + "\n",
+                StandardCharsets.UTF_8);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, length);
+        HttpUtil.setKeepAlive(response, false);
+        ctx.writeAndFlush(response).addListener(f -> LingeringClose.begin(ctx));
     }
 
     @Override

@@ -86,6 +86,28 @@ class AdminRouteTest {
         assertThat(scrapedOn.get()).startsWith("admin-");
     }
 
+    /** Writes {@code request} raw and returns the status line of the answer. */
+    private static String raw(String request) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.address().getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            socket.shutdownOutput();
+            return new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    java.nio.charset.StandardCharsets.ISO_8859_1)).readLine();
+        }
+    }
+
+    @Test
+    void whatIsNotAReadableRequestIsAnsweredAsSuchNotRouted() throws Exception {
+        assertThat(raw("HELLO\r\n\r\n")).isEqualTo("HTTP/1.1 400 Bad Request");
+        assertThat(raw("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(100_000) + "\r\n\r\n"))
+                .isEqualTo("HTTP/1.1 431 Request Header Fields Too Large");
+        assertThat(raw("GET /" + "a".repeat(5_000) + " HTTP/1.1\r\nHost: x\r\n\r\n"))
+                .isEqualTo("HTTP/1.1 414 Request-URI Too Long");
+        assertThat(raw("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+                .isEqualTo("HTTP/1.1 200 OK");
+    }
+
     @Test
     void builtInPathsCannotBeTaken() {
         assertThatThrownBy(() -> AdminServer.start(new InetSocketAddress("127.0.0.1", 0), () -> "", () -> true,
