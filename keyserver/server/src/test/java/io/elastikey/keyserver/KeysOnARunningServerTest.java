@@ -3,6 +3,7 @@ package io.elastikey.keyserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -19,6 +20,7 @@ import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.pki.PemFiles;
 import io.elastikey.protocol.pki.Validity;
+import io.elastikey.store.elastic.IdlePriority;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -44,6 +46,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -219,6 +222,44 @@ class KeysOnARunningServerTest {
             audit.detachAppender(appender);
             audit.setLevel(level);
         }
+    }
+
+    @Test
+    void keysGeneratedInsideAServingServerAreMadeAtIdlePrioritySoAnswersGoFirst() throws Exception {
+        assumeThat(IdlePriority.currentThreadId()).as("/proc/thread-self").isNotNull();
+        assumeThat(Stream.of(System.getenv("PATH").split(":")).anyMatch(d -> Files.isExecutable(Path.of(d, "chrt"))))
+                .as("chrt on the PATH").isTrue();
+        Set<Integer> policies = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.atomic.AtomicBoolean generating = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread watcher = new Thread(() -> {
+            while (generating.get()) {
+                try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+                    tasks.forEach(task -> {
+                        try {
+                            if (Files.readString(task.resolve("comm")).strip().equals("keys-generate")) {
+                                policies.add(IdlePriority.policyOf(task.getFileName().toString()));
+                            }
+                        } catch (java.io.IOException e) {
+                            // the thread ended meanwhile
+                        }
+                    });
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        });
+        watcher.start();
+        Result generated;
+        try {
+            generated = keys("generate", "--count", "3000", "--type", "ec256");
+        } finally {
+            generating.set(false);
+            watcher.join();
+        }
+
+        assertThat(generated.code()).as(generated.err()).isZero();
+        assertThat(keys("count").out().strip()).isEqualTo("3001");
+        assertThat(policies).as("scheduling policies seen on keys-generate threads").contains(5); // SCHED_IDLE
     }
 
     @Test

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * under {@code SCHED_IDLE} a thread gets a core only when no thread of normal priority wants it, and a normal thread
  * that wakes up (a lookup worker) preempts it at once rather than at the next scheduler tick. Pacing in Java
  * (see {@link ResizePacer}) can only guess from counters after the fact; the scheduler knows at the microsecond.
- * The key server's native nonce filler lowers itself the same way ({@code nonce_pool_lower_priority}).
+ * The key server's native nonce filler lowers itself the same way ({@code nonce_pool_lower_priority}), and so do the
+ * threads that run {@code keys} commands inside a serving key server (an import, a generate of a million keys).
  *
  * <p>Java has no call for a thread's scheduling policy, so the thread finds its own kernel id
  * ({@code /proc/thread-self} links to {@code <pid>/task/<tid>}) and has util-linux's {@code chrt --idle} set it; where
@@ -23,10 +24,10 @@ import java.util.concurrent.TimeUnit;
  * resizer holds a key's stripe lock for one copy only (microseconds), and a waiter parks, which frees the core the
  * resizer then gets.
  */
-final class IdlePriority {
+public final class IdlePriority {
 
     /** How the calling thread ended up. */
-    enum Outcome { IDLE, NICE_19, UNCHANGED }
+    public enum Outcome { IDLE, NICE_19, UNCHANGED }
 
     private static final Path THREAD_SELF = Path.of("/proc/thread-self");
 
@@ -34,7 +35,7 @@ final class IdlePriority {
     }
 
     /** Lowers the calling thread: SCHED_IDLE if possible, else nice 19, else nothing (never throws). */
-    static Outcome lowerCurrentThread() {
+    public static Outcome lowerCurrentThread() {
         String tid = currentThreadId();
         if (tid == null) {
             return Outcome.UNCHANGED;
@@ -49,7 +50,7 @@ final class IdlePriority {
     }
 
     /** The kernel's id of the calling thread, or null where /proc/thread-self does not exist (not Linux). */
-    static String currentThreadId() {
+    public static String currentThreadId() {
         try {
             Path target = Files.readSymbolicLink(THREAD_SELF); // "<pid>/task/<tid>"
             return target.getFileName().toString();
@@ -59,7 +60,7 @@ final class IdlePriority {
     }
 
     /** The scheduling policy of a thread as /proc shows it (field 41 of stat): 5 is SCHED_IDLE. For tests. */
-    static int policyOf(String tid) throws IOException {
+    public static int policyOf(String tid) throws IOException {
         String stat = Files.readString(Path.of("/proc/self/task/" + tid + "/stat"));
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return Integer.parseInt(fields[41 - 3]); // fields after the name start at field 3

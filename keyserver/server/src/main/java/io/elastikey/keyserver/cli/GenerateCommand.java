@@ -8,6 +8,7 @@ import io.elastikey.keyserver.keys.KeyRepository;
 import io.elastikey.protocol.pki.DevPki;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.pki.Validity;
+import io.elastikey.store.elastic.IdlePriority;
 
 import java.nio.file.Path;
 import java.security.KeyPair;
@@ -99,8 +100,9 @@ final class GenerateCommand extends KeysSubcommand {
         // ACCP, where it loads, generates keys and signs certificates many times faster than the JDK.
         CryptoProvider provider = CryptoProvider.select(ProviderChoice.parse(config.cryptoProvider()));
         DevPki devPki = DevPki.loadOrCreate(pki != null ? pki : config.dataDir().resolve("pki"));
+        boolean idle = inServer();
         ExecutorService workers = Executors.newFixedThreadPool(threads, runnable -> {
-            Thread thread = new Thread(runnable, "keys-generate");
+            Thread thread = new Thread(idle ? () -> atIdlePriority(runnable) : runnable, "keys-generate");
             thread.setDaemon(true);
             return thread;
         });
@@ -179,5 +181,15 @@ final class GenerateCommand extends KeysSubcommand {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
         progress.finish(done.get());
+    }
+
+    /**
+     * Inside a serving key server the keys are made on the cores its requests leave idle (Linux's {@code SCHED_IDLE},
+     * else nice 19; {@link IdlePriority}): a generate of a million keys on a busy server takes longer, and never
+     * delays an answer. The command's own thread keeps its priority, so a {@code keys remove} is never starved.
+     */
+    private static void atIdlePriority(Runnable work) {
+        IdlePriority.lowerCurrentThread();
+        work.run();
     }
 }
