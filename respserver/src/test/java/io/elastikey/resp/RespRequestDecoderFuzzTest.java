@@ -59,7 +59,8 @@ class RespRequestDecoderFuzzTest {
     }
 
     private static Decoded decode(RespLimits limits, byte[] stream, int readSize) {
-        EmbeddedChannel channel = new EmbeddedChannel(new RespRequestDecoder(limits, new UnfinishedRequests(Long.MAX_VALUE)));
+        EmbeddedChannel channel = new EmbeddedChannel(
+                new RespRequestDecoder(limits, new UnfinishedRequests(Long.MAX_VALUE)));
         List<RespRequest> requests = new ArrayList<>();
         RespProtocolException failure = null;
         try {

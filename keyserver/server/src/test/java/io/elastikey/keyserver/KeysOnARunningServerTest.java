@@ -12,6 +12,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.elastikey.keyserver.audit.AuditLog;
+import io.elastikey.keyserver.audit.AuditTesting;
 import io.elastikey.keyserver.KeyServerFixture.TestKey;
 import io.elastikey.keyserver.cli.KeysCommand;
 import io.elastikey.keyserver.cli.Progress;
@@ -181,11 +182,9 @@ class KeysOnARunningServerTest {
     void everyKeyACommandChangesLeavesAnAuditLineNamingTheUserWhoRanItAndNothingOfTheCommandLine() throws Exception {
         Logger audit = (Logger) LoggerFactory.getLogger(AuditLog.LOGGER_NAME);
         Level level = audit.getLevel();
+        boolean additive = audit.isAdditive();
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
-        appender.setContext(audit.getLoggerContext());
-        appender.start();
-        audit.addAppender(appender);
-        audit.setLevel(Level.INFO);
+        AuditTesting.attach(audit, appender);
         try {
             IssuedCertificate added = fixture.pki().ca().issueServer("audited.example.test",
                     List.of("audited.example.test"), KeyType.EC_P256, Validity.days(30));
@@ -201,14 +200,12 @@ class KeysOnARunningServerTest {
             assertThat(keys("remove", residentId, "ab".repeat(32)).code()).isEqualTo(1); // the second names no key
 
             List<JsonNode> changes = new ArrayList<>();
-            synchronized (appender) {
-                for (ILoggingEvent event : appender.list) {
-                    JsonNode line = new ObjectMapper().readTree(event.getFormattedMessage());
-                    if (line.get("protocol").asText().equals("keys")) {
-                        changes.add(line);
-                    }
-                    assertThat(event.getFormattedMessage()).doesNotContain("audited.key").doesNotContain("PRIVATE");
+            for (String text : AuditTesting.lines(appender)) {
+                JsonNode line = new ObjectMapper().readTree(text);
+                if (line.get("protocol").asText().equals("keys")) {
+                    changes.add(line);
                 }
+                assertThat(text).doesNotContain("audited.key").doesNotContain("PRIVATE");
             }
             assertThat(changes).extracting(line -> line.get("method").asText() + " " + line.get("key").asText())
                     .containsExactly("ADD-KEY " + addedId, "UPDATE-KEY " + addedId, "REMOVE-KEY " + residentId);
@@ -221,6 +218,7 @@ class KeysOnARunningServerTest {
         } finally {
             audit.detachAppender(appender);
             audit.setLevel(level);
+            audit.setAdditive(additive);
         }
     }
 

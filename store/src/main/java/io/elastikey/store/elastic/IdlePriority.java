@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * that wakes up (a lookup worker) preempts it at once rather than at the next scheduler tick. Pacing in Java
  * (see {@link ResizePacer}) can only guess from counters after the fact; the scheduler knows at the microsecond.
  * The key server's native nonce filler lowers itself the same way ({@code nonce_pool_lower_priority}), and so do the
- * threads that run {@code keys} commands inside a serving key server (an import, a generate of a million keys).
+ * threads that make keys for a {@code keys generate} run inside a serving key server.
  *
  * <p>Java has no call for a thread's scheduling policy, so the thread finds its own kernel id
  * ({@code /proc/thread-self} links to {@code <pid>/task/<tid>}) and has util-linux's {@code chrt --idle} set it; where

@@ -14,13 +14,14 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
-import io.netty.handler.codec.http.QueryStringDecoder;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -115,20 +116,27 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private static void respond(ChannelHandlerContext ctx, FullHttpRequest request, HttpResponseStatus status,
                                 String contentType, String body, boolean head) {
-        ByteBuf content = ctx.alloc().buffer();
-        int length = content.writeCharSequence(body, StandardCharsets.UTF_8);
-        if (head) {
-            content.clear();
-        }
-        FullHttpResponse response = new DefaultFullHttpResponse(request.protocolVersion(), status, content);
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
-        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, length);
+        FullHttpResponse response = response(ctx, request.protocolVersion(), status, contentType, body, head);
         boolean keepAlive = HttpUtil.isKeepAlive(request);
         HttpUtil.setKeepAlive(response, keepAlive);
         var future = ctx.writeAndFlush(response);
         if (!keepAlive) {
             future.addListener(ChannelFutureListener.CLOSE);
         }
+    }
+
+    /** {@code body} as {@code contentType}, its length set (and the body left out for a HEAD). */
+    private static FullHttpResponse response(ChannelHandlerContext ctx, HttpVersion version, HttpResponseStatus status,
+                                             String contentType, String body, boolean head) {
+        ByteBuf content = ctx.alloc().buffer();
+        int length = content.writeCharSequence(body, StandardCharsets.UTF_8);
+        if (head) {
+            content.clear();
+        }
+        FullHttpResponse response = new DefaultFullHttpResponse(version, status, content);
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, length);
+        return response;
     }
 
     /**
@@ -140,12 +148,8 @@ final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
                 ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
                 : cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
                 : HttpResponseStatus.BAD_REQUEST;
-        ByteBuf content = ctx.alloc().buffer();
-        int length = content.writeCharSequence(status.reasonPhrase().toLowerCase(java.util.Locale.ROOT) + "\n",
-                StandardCharsets.UTF_8);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
-        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, length);
+        FullHttpResponse response = response(ctx, HttpVersion.HTTP_1_1, status, "text/plain",
+                status.reasonPhrase().toLowerCase(Locale.ROOT) + "\n", false);
         HttpUtil.setKeepAlive(response, false);
         ctx.writeAndFlush(response).addListener(f -> LingeringClose.begin(ctx));
     }

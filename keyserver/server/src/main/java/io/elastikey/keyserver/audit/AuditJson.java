@@ -33,6 +33,8 @@ final class AuditJson {
     private static final DateTimeFormatter SECOND = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.");
     private static final int MAX_REMOTE_CHARS = 128;
     private static final char[] HEX = "0123456789abcdef".toCharArray();
+    /** The {@code micros} of an event that has no duration (a key change), written as {@code null}. */
+    private static final long NO_DURATION = -1;
 
     /**
      * The text of the last second formatted, reused for every line of that second: the formatter was the largest
@@ -50,23 +52,9 @@ final class AuditJson {
      * client's certificate names cannot break a line.
      */
     static String format(AuditEvent event) {
-        StringBuilder line = new StringBuilder(320); // a line with a 64-character key ID is some 250
-        line.append("{\"time\":\"");
-        appendTime(line, event.time());
-        line.append("\",\"client\":");
-        appendString(line, event.client() == null ? null : event.client().shortName());
-        line.append(",\"remote\":");
-        appendString(line, remote(event.remote()));
-        line.append(",\"protocol\":");
-        appendString(line, event.protocol().label());
-        line.append(",\"key\":");
-        appendString(line, event.keyId());
-        line.append(",\"method\":");
-        appendString(line, event.method() == null ? null : event.method().wireName());
-        line.append(",\"result\":");
-        appendString(line, event.result());
-        line.append(",\"micros\":").append(event.micros()).append('}');
-        return line.toString();
+        return line(event.time(), event.client() == null ? null : event.client().shortName(), remote(event.remote()),
+                event.protocol().label(), event.keyId(), event.method() == null ? null : event.method().wireName(),
+                event.result(), event.micros());
     }
 
     /**
@@ -76,21 +64,35 @@ final class AuditJson {
      * did not happen), {@code micros} {@code null}.
      */
     static String format(KeyChangeEvent event) {
-        StringBuilder line = new StringBuilder(320);
+        return line(event.time(), "user " + event.operator(), event.socket() == null ? null : event.socket().toString(),
+                KeyChangeEvent.PROTOCOL, event.keyId(), event.change().label(), "ok", NO_DURATION);
+    }
+
+    /** Every line, in {@link #FIELDS}' order. */
+    private static String line(Instant time, String client, String remote, String protocol, String key,
+                               String method, String result, long micros) {
+        StringBuilder line = new StringBuilder(320); // a line with a 64-character key ID is some 250
         line.append("{\"time\":\"");
-        appendTime(line, event.time());
+        appendTime(line, time);
         line.append("\",\"client\":");
-        appendString(line, "user " + event.operator());
+        appendString(line, client);
         line.append(",\"remote\":");
-        appendString(line, event.socket() == null ? null : event.socket().toString());
+        appendString(line, remote);
         line.append(",\"protocol\":");
-        appendString(line, KeyChangeEvent.PROTOCOL);
+        appendString(line, protocol);
         line.append(",\"key\":");
-        appendString(line, event.keyId());
+        appendString(line, key);
         line.append(",\"method\":");
-        appendString(line, event.change().label());
-        line.append(",\"result\":\"ok\",\"micros\":null}");
-        return line.toString();
+        appendString(line, method);
+        line.append(",\"result\":");
+        appendString(line, result);
+        line.append(",\"micros\":");
+        if (micros == NO_DURATION) {
+            line.append("null");
+        } else {
+            line.append(micros);
+        }
+        return line.append('}').toString();
     }
 
     /** {@code 2026-11-21T15:49:27.123456Z}: UTC, microseconds. */

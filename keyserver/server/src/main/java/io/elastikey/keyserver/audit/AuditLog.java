@@ -82,12 +82,7 @@ public final class AuditLog implements AutoCloseable {
      * no trace is what an audit trail exists to rule out. Written beside the queued lines, not in their order.
      */
     public void recordNow(KeyChangeEvent event) {
-        try {
-            logger.info(AuditJson.format(event));
-            written.incrementAndGet();
-        } catch (RuntimeException e) {
-            dropped.increment();
-        }
+        write(AuditJson.format(event));
     }
 
     /** Events handed to the logger so far. */
@@ -146,15 +141,19 @@ public final class AuditLog implements AutoCloseable {
         AuditEvent event;
         while (taken < max && (event = queue.poll()) != null) {
             taken++;
-            try {
-                logger.info(AuditJson.format(event));
-                written.incrementAndGet();
-            } catch (RuntimeException e) {
-                // Appenders rarely throw, but the writer thread must outlive one that does.
-                dropped.increment();
-            }
+            write(AuditJson.format(event));
         }
         return taken;
+    }
+
+    private void write(String line) {
+        try {
+            logger.info(line);
+            written.incrementAndGet();
+        } catch (RuntimeException e) {
+            // Appenders rarely throw, but the writer thread must outlive one that does.
+            dropped.increment();
+        }
     }
 
     @Override

@@ -19,12 +19,10 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.LongPredicate;
 import java.util.function.Predicate;
@@ -131,20 +129,20 @@ public final class KeyRepository implements AutoCloseable {
 
     /** As {@link #addAll(List)}, telling {@code changes} of each key added or updated once the store has it. */
     public List<String> addAll(List<KeyEntry> entries, KeyChange.Listener changes) {
-        Set<String> updated = new HashSet<>(writer.addAll(entries));
-        if (!updated.isEmpty()) {
-            List<String> identifiers = new ArrayList<>();
-            updated.forEach(keyId -> identifiers.addAll(writer.identifiersOf(KeyIds.parse(keyId))));
+        Map<String, KeyChange> written = writer.addAll(entries);
+        List<String> identifiers = new ArrayList<>();
+        written.forEach((keyId, change) -> {
+            if (change == KeyChange.UPDATED) {
+                identifiers.addAll(writer.identifiersOf(KeyIds.parse(keyId)));
+            }
+        });
+        if (!identifiers.isEmpty()) {
             forget(identifiers);
         }
+        written.forEach((keyId, change) -> changes.changed(change, keyId));
         List<String> keyIds = new ArrayList<>(entries.size());
-        Set<String> told = new HashSet<>();
         for (KeyEntry entry : entries) {
             keyIds.add(entry.keyId());
-            if (told.add(entry.keyId())) { // a key given twice in a batch is one change
-                changes.changed(updated.contains(entry.keyId()) ? KeyChange.UPDATED : KeyChange.ADDED,
-                        entry.keyId());
-            }
         }
         return keyIds;
     }

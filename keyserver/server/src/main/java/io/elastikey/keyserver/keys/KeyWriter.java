@@ -55,11 +55,11 @@ final class KeyWriter {
      * certificate becomes current (the previous one stays resolvable as an earlier certificate), the tags are
      * replaced, the creation time is kept.
      *
-     * @return the key IDs (hex) of the entries that updated a stored key rather than adding one
+     * @return each key of the batch once, in the batch's order, with whether it was added or updated
      * @throws IllegalStateException when an alias of an entry already names another key (a digest collision) or
      *     the stored record of an existing key is damaged; nothing of the batch is written then
      */
-    List<String> addAll(List<KeyEntry> entries) {
+    Map<String, KeyChange> addAll(List<KeyEntry> entries) {
         Map<String, List<KeyEntry>> byKey = new LinkedHashMap<>();
         for (KeyEntry entry : entries) {
             byKey.computeIfAbsent(entry.keyId(), k -> new ArrayList<>()).add(entry);
@@ -68,20 +68,18 @@ final class KeyWriter {
         try {
             List<Map.Entry<byte[], byte[]>> writes = new ArrayList<>(entries.size() * 4 + 1);
             long added = 0;
-            List<String> updated = new ArrayList<>();
+            Map<String, KeyChange> changes = new LinkedHashMap<>();
             for (List<KeyEntry> sameKey : byKey.values()) {
                 PendingKey pending = PendingKey.start(store, sameKey.get(0));
                 added += pending.isNew() ? 1 : 0;
-                if (!pending.isNew()) {
-                    updated.add(sameKey.get(0).keyId());
-                }
+                changes.put(sameKey.get(0).keyId(), pending.isNew() ? KeyChange.ADDED : KeyChange.UPDATED);
                 sameKey.forEach(pending::add);
                 pending.finish(sealer, writes);
             }
             writes.add(Map.entry(StoreLayout.COUNT, longBytes(count.get() + added)));
             store.putAll(writes);
             count.addAndGet(added);
-            return updated;
+            return changes;
         } finally {
             lock.unlock();
         }

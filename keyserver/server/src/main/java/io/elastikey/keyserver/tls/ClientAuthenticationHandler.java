@@ -3,21 +3,20 @@ package io.elastikey.keyserver.tls;
 import io.elastikey.keyserver.admin.KeyServerMetrics;
 import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.CallerResolver;
+import io.elastikey.protocol.net.RateLimitedLog;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.AttributeKey;
-import io.elastikey.protocol.net.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
-import java.time.Duration;
-
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**

@@ -17,7 +17,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.read.ListAppender;
 
-final class AuditTesting {
+public final class AuditTesting {
     static final ClientIdentity CLIENT = edgeClient();
     private static final AtomicInteger LOGGERS = new AtomicInteger();
 
@@ -35,7 +35,7 @@ final class AuditTesting {
      * Sends {@code logger}'s events, at INFO and up whatever the test configuration says (it quiets the audit
      * logger), to {@code appender} only.
      */
-    static void attach(Logger logger, Appender<ILoggingEvent> appender) {
+    public static void attach(Logger logger, Appender<ILoggingEvent> appender) {
         appender.setContext(logger.getLoggerContext());
         appender.start();
         logger.addAppender(appender);
@@ -44,7 +44,7 @@ final class AuditTesting {
     }
 
     /** The formatted messages a list appender has received. */
-    static List<String> lines(ListAppender<ILoggingEvent> appender) {
+    public static List<String> lines(ListAppender<ILoggingEvent> appender) {
         synchronized (appender) {
             return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
         }
