@@ -124,7 +124,7 @@ public final class KeyServerConfig {
         kekFile = path(source, "kek.file", dataDir.resolve("kek"));
         keyCacheBytes = keyCacheBytes(or(source.get("keys.cache"), DEFAULT_KEY_CACHE));
         warmupExercise = Values.duration("warmup.exercise", or(source.get("warmup.exercise"), "5s"));
-        warmupRequests = Values.duration("warmup.requests", or(source.get("warmup.requests"), "3s"));
+        warmupRequests = Values.duration("warmup.requests", or(source.get("warmup.requests"), "5s"));
         expectedKeys = Values.size("keys.expected", or(source.get("keys.expected"), "256k"));
         if (expectedKeys < 1 || expectedKeys > (1L << 32)) {
             throw new ConfigException("keys.expected: " + expectedKeys + " is outside 1 to 2^32");

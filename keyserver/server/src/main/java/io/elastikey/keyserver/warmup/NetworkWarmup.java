@@ -47,8 +47,10 @@ import java.util.function.Supplier;
  * messages, JSON, the SKI handler and the hand-off to the crypto engine. A restarted server whose cache was full at
  * once still answered 384 requests in its first second under load and reached its warm rate some 20 s after it was
  * ready, while C2 compiled that path under the clients' requests (docs/benchmarks.md). So before {@code /readyz}
- * turns ready, the server sends itself SKI requests for {@code warmup.requests} (half over HTTP/2, half over
- * HTTP/1.1), with 64 in flight.
+ * turns ready, the server sends itself SKI requests, over HTTP/2 and then over HTTP/1.1, each until the JIT has
+ * gone quiet ({@link CompilerActivity}): a fixed count or time was either too short on a slow machine (3 s got 1,600
+ * requests through here while C2 had half its work left, and clients then met a server at a third of its rate) or
+ * idle time on a fast one. {@code warmup.requests} bounds the whole.
  *
  * <p>They go to a listener of their own on a loopback port, on the server's event loops and with its pipeline
  * ({@link KeyServerInitializer}), crypto engine and keys, but over a throwaway PKI made in memory for this start:
@@ -59,17 +61,16 @@ import java.util.function.Supplier;
  */
 public final class NetworkWarmup {
     private static final Logger log = LoggerFactory.getLogger(NetworkWarmup.class);
-    private static final int IN_FLIGHT = 64;
-    private static final int MAX_REQUESTS = 40_000;
+    private static final int IN_FLIGHT = 128;
     private static final RequestLog NOT_LOGGED = (caller, method, spki, error, nanos) -> { };
 
     private NetworkWarmup() {
     }
 
     /**
-     * Sends the requests of {@code sample} (asked for only when there is a budget) round-robin for {@code budget}
-     * (or {@value #MAX_REQUESTS} requests) and returns how many were answered. Never throws: a warm-up that cannot
-     * run costs only the warm-up.
+     * Sends the requests of {@code sample} (asked for only when there is a budget) round-robin, over each HTTP
+     * version until the JIT is quiet, within {@code budget} in all (HTTP/2 at most half of it), and returns how many
+     * were answered. Never throws: a warm-up that cannot run costs only the warm-up.
      */
     public static long run(KeyServerConfig config, EventLoopGroup acceptors, EventLoopGroup io, SkiService service,
                            TicketKeyService ticketKeys, Supplier<List<SkiRequest>> sample, Duration budget) {
@@ -105,18 +106,20 @@ public final class NetworkWarmup {
             long deadline = start + budget.toNanos();
             long half = start + budget.toNanos() / 2;
             long answered = 0;
+            long compiling = CompilerActivity.millisSoFar();
             for (SkiHttpVersion version : List.of(SkiHttpVersion.HTTP_2, SkiHttpVersion.HTTP_1_1)) {
                 SslContext clientContext = SkiTls.clientContext(client.chain(), client.privateKey(),
                         List.of(ca.certificate()), version, SkiTls.defaultProvider());
                 try {
                     answered += send(clientContext, address, version, requests,
-                            version == SkiHttpVersion.HTTP_2 ? half : deadline, MAX_REQUESTS / 2);
+                            version == SkiHttpVersion.HTTP_2 ? half : deadline);
                 } finally {
                     ReferenceCountUtil.release(clientContext);
                 }
             }
-            log.info("warm-up: {} SKI requests to itself over loopback TLS (HTTP/2 and HTTP/1.1) in {} ms", answered,
-                    (System.nanoTime() - start) / 1_000_000);
+            log.info("warm-up: {} SKI requests to itself over loopback TLS (HTTP/2 and HTTP/1.1) in {} ms, the JIT "
+                    + "compiling for {} ms of it", answered, (System.nanoTime() - start) / 1_000_000,
+                    CompilerActivity.millisSoFar() - compiling);
             return answered;
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
@@ -132,18 +135,28 @@ public final class NetworkWarmup {
         }
     }
 
-    /** Keeps {@value #IN_FLIGHT} requests in flight on one client until {@code until} or {@code limit} are sent. */
+    /**
+     * Keeps {@value #IN_FLIGHT} requests in flight on one client until {@code until} or until the JIT is quiet,
+     * whichever comes first.
+     */
     private static long send(SslContext context, InetSocketAddress address, SkiHttpVersion version,
-                             List<SkiRequest> requests, long until, int limit) throws InterruptedException {
+                             List<SkiRequest> requests, long until) throws InterruptedException {
         SkiClientOptions options = SkiClientOptions.builder().httpVersion(version)
-                .connections(version == SkiHttpVersion.HTTP_2 ? 1 : 8).eventLoopThreads(1)
+                .connections(version == SkiHttpVersion.HTTP_2 ? 4 : 16).eventLoopThreads(1)
                 .requestTimeout(Duration.ofSeconds(10)).serverName("localhost").build();
         Semaphore window = new Semaphore(IN_FLIGHT);
         AtomicLong answered = new AtomicLong();
         AtomicReference<Throwable> firstFailure = new AtomicReference<>();
+        long started = System.nanoTime();
+        boolean quiet = false;
         try (SkiClient client = SkiClient.create(context, address, options)) {
             client.connect().join();
-            for (int i = 0; i < limit && System.nanoTime() - until < 0; i++) {
+            CompilerActivity compiler = new CompilerActivity(started);
+            for (int i = 0; System.nanoTime() - until < 0; i++) {
+                if (compiler.quiet(System.nanoTime())) {
+                    quiet = true;
+                    break;
+                }
                 window.acquire();
                 client.execute(requests.get(i % requests.size())).whenComplete((output, failure) -> {
                     if (failure == null) {
@@ -156,6 +169,9 @@ public final class NetworkWarmup {
             }
             window.tryAcquire(IN_FLIGHT, 10, TimeUnit.SECONDS); // the last ones answered before the client closes
         }
+        log.info("warm-up over HTTP/{}: {} requests in {} ms, {}", version.label(), answered.get(),
+                (System.nanoTime() - started) / 1_000_000,
+                quiet ? "until the JIT was quiet" : "the JIT still compiling when its time was up");
         if (firstFailure.get() != null) {
             log.warn("warm-up requests over HTTP/{} failed, the first with {}", version.label(),
                     firstFailure.get().toString());
