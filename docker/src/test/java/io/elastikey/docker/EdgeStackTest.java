@@ -199,7 +199,7 @@ class EdgeStackTest {
     private static GenericContainer<?> startKeyServer() {
         return start(Docker.container(Docker.IMAGE, keyVolume + ":" + Docker.DATA).withCommand("keyserver", "--dev",
                 "--set", "listen=127.0.0.1:" + skiPort, "--set", "admin.listen=127.0.0.1:" + keyServerAdmin,
-                "--set", "keyless.listen=off", "--set", "warmup.requests=1s")
+                "--set", "keyless.listen=off")
                 .withEnv("ELASTIKEY_ADMIN_LISTEN", "127.0.0.1:" + keyServerAdmin));
     }
 

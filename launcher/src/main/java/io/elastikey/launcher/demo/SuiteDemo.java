@@ -63,7 +63,6 @@ public final class SuiteDemo implements Callable<Integer> {
         KeyServerConfig keyServerConfig = KeyServerConfig.from(new ConfigSource(Map.of("data", dir.toString(),
                 "listen", anyPort, "admin.listen", anyPort, "keyless.listen", anyPort, "keys.expected", "1024",
                 "store.memory", "16m",
-                "warmup.requests", "0s", // a demo's one request need not wait for the JIT to compile the network path
                 "dev", "true"), // the demo's own development PKI, and a policy granting its client every key
                 Map.of(), null));
         try (KeyServer keyServer = KeyServer.start(keyServerConfig);

@@ -4,6 +4,7 @@ package io.elastikey.keyserver.warmup;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Watches the time the JIT compilers spend compiling ({@link CompilationMXBean#getTotalCompilationTime}) over
@@ -20,24 +21,20 @@ final class CompilerActivity {
     static final long QUIET_MILLIS = 50;
     static final int QUIET_WINDOWS = 2;
 
-    private final MillisSource compiling;
+    /** The compilers' accumulated milliseconds, or -1 when the JVM does not report them. */
+    private final LongSupplier compiling;
     private long windowStart;
     private long compilingAtWindowStart;
     private int quietWindows;
-
-    /** What reports the compilers' accumulated milliseconds, or -1 when the JVM does not. */
-    interface MillisSource {
-        long millis();
-    }
 
     CompilerActivity(long now) {
         this(now, CompilerActivity::millisSoFar);
     }
 
-    CompilerActivity(long now, MillisSource compiling) {
+    CompilerActivity(long now, LongSupplier compiling) {
         this.compiling = compiling;
         this.windowStart = now;
-        this.compilingAtWindowStart = compiling.millis();
+        this.compilingAtWindowStart = compiling.getAsLong();
     }
 
     /** The JIT compilers' accumulated compiling time in milliseconds, or -1 when this JVM does not report it. */
@@ -54,7 +51,7 @@ final class CompilerActivity {
         if (now - windowStart < WINDOW_NANOS) {
             return quietWindows >= QUIET_WINDOWS;
         }
-        long compilingNow = compiling.millis();
+        long compilingNow = compiling.getAsLong();
         if (compilingNow < 0 || compilingAtWindowStart < 0) {
             return false;
         }

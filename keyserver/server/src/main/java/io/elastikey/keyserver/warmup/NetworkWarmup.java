@@ -47,10 +47,11 @@ import java.util.function.Supplier;
  * messages, JSON, the SKI handler and the hand-off to the crypto engine. A restarted server whose cache was full at
  * once still answered 384 requests in its first second under load and reached its warm rate some 20 s after it was
  * ready, while C2 compiled that path under the clients' requests (docs/benchmarks.md). So before {@code /readyz}
- * turns ready, the server sends itself SKI requests, over HTTP/2 and then over HTTP/1.1, each until the JIT has
- * gone quiet ({@link CompilerActivity}): a fixed count or time was either too short on a slow machine (3 s got 1,600
- * requests through here while C2 had half its work left, and clients then met a server at a third of its rate) or
- * idle time on a fast one. {@code warmup.requests} bounds the whole.
+ * turns ready, the server sends itself SKI requests for {@code warmup.requests}, over HTTP/2 and then over
+ * HTTP/1.1, each part ending early once the JIT has gone quiet ({@link CompilerActivity}): past that point more
+ * requests compile nothing, so a fast machine is ready sooner. Here the short default ends on its time, with C2 still
+ * compiling; run until quiet (some 25 s on 2 vCPUs) a start was ready 20 s later and at its full rate no sooner
+ * after the process start (docs/benchmarks.md, "2 Dec 2026: the requests to itself").
  *
  * <p>They go to a listener of their own on a loopback port, on the server's event loops and with its pipeline
  * ({@link KeyServerInitializer}), crypto engine and keys, but over a throwaway PKI made in memory for this start:
