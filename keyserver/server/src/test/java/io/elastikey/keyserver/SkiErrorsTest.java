@@ -301,6 +301,7 @@ class SkiErrorsTest {
         for (HttpRequest request : List.of(
                 fixture.request("/").GET().build(),
                 fixture.request("/").DELETE().build(),
+                fixture.request("/?a=b").GET().build(),
                 fixture.request("/").header("Content-Type", "application/json")
                         .PUT(HttpRequest.BodyPublishers.ofString(goodJson())).build())) {
             HttpResponse<String> response = fixture.send(CLIENTS.get(version), request);
@@ -311,12 +312,13 @@ class SkiErrorsTest {
 
     @ParameterizedTest
     @EnumSource(HttpClient.Version.class)
-    void pathOtherThanRootIsAnswered404(HttpClient.Version version) throws Exception {
+    void pathOtherThanRootIsAnswered404WhateverTheMethod(HttpClient.Version version) throws Exception {
         for (String path : List.of("/ski", "/v1/", "/index.html")) {
             HttpResponse<String> response = fixture.send(CLIENTS.get(version), fixture.request(path)
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(goodJson())).build());
             assertAnswer(response, 404, MALFORMED);
+            assertAnswer(fixture.send(CLIENTS.get(version), fixture.request(path).GET().build()), 404, MALFORMED);
         }
     }
 

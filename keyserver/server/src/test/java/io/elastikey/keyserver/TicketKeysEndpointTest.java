@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code GET /ticket-keys} on the SKI endpoint: the set for a client the policy grants {@code allow tickets}, a 403
- * for one it does not (decided against the policy in force, so a reload revokes at once), 405 for another method.
+ * for one it does not (decided against the policy in force, so a reload revokes at once), 405 for another method;
+ * a query string does not change the path.
  */
 class TicketKeysEndpointTest {
     @TempDir
@@ -54,6 +55,15 @@ class TicketKeysEndpointTest {
 
         fixture.writePolicy("rule edge\n  client fingerprint " + fingerprint + "\n  allow tickets\n");
         KeyServerFixture.await("the policy with tickets is in force", () -> get().statusCode() == 200);
+    }
+
+    @Test
+    void aQueryDoesNotChangeThePath() throws Exception {
+        HttpResponse<byte[]> withQuery = client.send(fixture.request(TicketKeySet.PATH + "?x=1").GET().build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+
+        assertThat(withQuery.statusCode()).isEqualTo(200);
+        assertThat(TicketKeySet.fromJson(withQuery.body())).isEqualTo(TicketKeySet.fromJson(get().body()));
     }
 
     @Test

@@ -102,6 +102,15 @@ public final class RequestChecks {
         return !(cause instanceof TooLongHttpContentException || cause instanceof RequestReadTimeoutException);
     }
 
+    /**
+     * The request target's path: the target up to its query, so that {@code /ticket-keys?x=1} is routed as
+     * {@code /ticket-keys} and {@code /?a=b} as {@code /}. The target itself, not a copy, when it has no query.
+     */
+    public static String pathOf(String uri) {
+        int query = uri.indexOf('?');
+        return query < 0 ? uri : uri.substring(0, query);
+    }
+
     /** The version to answer {@code request} in: its own for HTTP/1.0 and 1.1, else HTTP/1.1. */
     public static HttpVersion answerVersion(HttpRequest request) {
         HttpVersion version = request.protocolVersion();

@@ -97,11 +97,12 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                     caller, null, start);
             return;
         }
-        if (request.uri().equals(TicketKeySet.PATH)) {
+        String path = RequestChecks.pathOf(request.uri());
+        if (path.equals(TicketKeySet.PATH)) {
             answerTicketKeys(ctx, place, version, request, caller);
             return;
         }
-        HttpResponseStatus envelopeProblem = envelopeProblem(request);
+        HttpResponseStatus envelopeProblem = envelopeProblem(request, path);
         if (envelopeProblem != null) {
             answerError(ctx, place, version, envelopeProblem, SkiError.MALFORMED_REQUEST, caller, null, start);
             return;
@@ -192,14 +193,16 @@ final class SkiHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         answerError(ctx, place, HttpVersion.HTTP_1_1, status, SkiError.MALFORMED_REQUEST, caller, null, start);
     }
 
-    /** Why the HTTP envelope is not an SKI request, as the status to answer; {@code null} when it is one. */
-    private static HttpResponseStatus envelopeProblem(FullHttpRequest request) {
+    /**
+     * Why the HTTP envelope is not an SKI request, as the status to answer; {@code null} when it is one. The path
+     * is checked before the method, so that a path that names nothing is 404 whatever the method, as on any server.
+     */
+    private static HttpResponseStatus envelopeProblem(FullHttpRequest request, String path) {
+        if (!path.equals("/")) {
+            return HttpResponseStatus.NOT_FOUND;
+        }
         if (!request.method().equals(HttpMethod.POST)) {
             return HttpResponseStatus.METHOD_NOT_ALLOWED;
-        }
-        String uri = request.uri();
-        if (!uri.equals("/") && !uri.startsWith("/?")) {
-            return HttpResponseStatus.NOT_FOUND;
         }
         String type = request.headers().get(HttpHeaderNames.CONTENT_TYPE);
         if (type != null && !isJson(type)) {
