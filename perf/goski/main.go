@@ -1,7 +1,8 @@
 // goski -- an SKI load client outside the JVM, for figures that no JIT in the client colours: N HTTP/2 connections
 // (golang.org/x/net/http2), a closed loop of P requests in flight on each, SIGN ecdsa_secp256r1_sha256 with a key
 // drawn uniformly from a key list (perf/bin/ski-scale writes one), every answer checked for a 200 with an output.
-// Prints the rate each second and a RESULT line with the percentiles. Build: cd perf/goski && go build.
+// Prints the rate and the slowest answer each second (the first requests on each connection include its TLS
+// handshake, as a user's would) and a RESULT line with the percentiles. Build: cd perf/goski && go build.
 package main
 
 import (
@@ -58,6 +59,7 @@ func main() {
 	}
 	input := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 96))
 	var done, errs atomic.Int64
+	var secondMax atomic.Int64 // the slowest answer (µs) since the last per-second line
 	var mu sync.Mutex
 	var lat []float64
 	stop := time.Now().Add(*dur)
@@ -88,7 +90,10 @@ func main() {
 						errs.Add(1)
 						continue
 					}
-					local = append(local, float64(time.Since(t0).Microseconds())/1000)
+					micros := time.Since(t0).Microseconds()
+					for seen := secondMax.Load(); micros > seen && !secondMax.CompareAndSwap(seen, micros); seen = secondMax.Load() {
+					}
+					local = append(local, float64(micros)/1000)
 					done.Add(1)
 				}
 				mu.Lock()
@@ -102,7 +107,8 @@ func main() {
 		last := int64(0)
 		for range time.Tick(time.Second) {
 			d := done.Load()
-			fmt.Printf("%4.0fs %7d/s errors %d\n", time.Since(start).Seconds(), d-last, errs.Load())
+			fmt.Printf("%4.0fs %7d/s errors %d max %.1f ms\n", time.Since(start).Seconds(), d-last, errs.Load(),
+				float64(secondMax.Swap(0))/1000)
 			last = d
 		}
 	}()
