@@ -1,7 +1,6 @@
 // RedisConnections -- the Lettuce client and connections behind one RedisStore, for standalone, Sentinel and Cluster.
 package io.elastikey.store.redis;
 
-import io.elastikey.store.KeyValueStore;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -19,21 +18,17 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Opens and owns what a {@link RedisStore} talks through: a client on its own small event-loop pool, one shared
@@ -54,7 +49,7 @@ final class RedisConnections implements AutoCloseable {
     private final StatefulConnection<byte[], byte[]> main;
     private final Duration connectTimeout;
     private StatefulConnection<byte[], byte[]> batch;
-    private final List<StatefulConnection<byte[], byte[]>> subscriptions = new CopyOnWriteArrayList<>();
+    private final List<StatefulConnection<byte[], byte[]>> owned = new CopyOnWriteArrayList<>();
 
     RedisConnections(RedisStoreConfig config) {
         this.nodes = config.uri().nodes();
@@ -149,11 +144,8 @@ final class RedisConnections implements AutoCloseable {
     }
 
     /** Asynchronous commands on the shared connection. */
-    @SuppressWarnings("unchecked")
     RedisClusterAsyncCommands<byte[], byte[]> async() {
-        return main instanceof StatefulRedisClusterConnection<?, ?> cluster
-                ? ((StatefulRedisClusterConnection<byte[], byte[]>) cluster).async()
-                : ((StatefulRedisConnection<byte[], byte[]>) main).async();
+        return async(main);
     }
 
     /** Whether the shared connection is connected right now (no I/O). */
@@ -176,9 +168,7 @@ final class RedisConnections implements AutoCloseable {
             // (auto-flush on). Elsewhere they stay buffered until flushBatch (auto-flush off).
             batch.setAutoFlushCommands(client instanceof RedisClusterClient);
         }
-        return batch instanceof StatefulRedisClusterConnection<?, ?> cluster
-                ? ((StatefulRedisClusterConnection<byte[], byte[]>) cluster).async()
-                : ((StatefulRedisConnection<byte[], byte[]>) batch).async();
+        return async(batch);
     }
 
     void flushBatch() {
@@ -203,46 +193,39 @@ final class RedisConnections implements AutoCloseable {
     }
 
     /**
-     * Subscribes {@code listener} to {@code channel} on a pub/sub connection of its own (Cluster: any node; a
-     * Cluster's PUBLISH reaches every node); closing the handle closes that connection.
+     * A connection of its own, for a caller that blocks on it ({@link ChangeFollower}'s {@code XREAD BLOCK} would hold
+     * up every command behind it on the shared one). Closed by {@link #release} or with the rest.
      */
-    AutoCloseable subscribe(byte[] channel, KeyValueStore.ChangeListener listener) {
-        StatefulRedisPubSubConnection<byte[], byte[]> connection = client instanceof RedisClusterClient cluster
-                ? cluster.connectPubSub(ByteArrayCodec.INSTANCE)
-                : ((RedisClient) client).connectPubSub(ByteArrayCodec.INSTANCE, nodes.get(0));
-        try {
-            AtomicBoolean first = new AtomicBoolean(true);
-            connection.addListener(new RedisPubSubAdapter<>() {
-                @Override
-                public void message(byte[] from, byte[] message) {
-                    if (Arrays.equals(from, channel)) {
-                        listener.announced(message);
-                    }
-                }
+    StatefulConnection<byte[], byte[]> openOwn() {
+        StatefulConnection<byte[], byte[]> connection = client instanceof RedisClusterClient cluster
+                ? cluster.connect(ByteArrayCodec.INSTANCE)
+                : ((RedisClient) client).connect(ByteArrayCodec.INSTANCE, nodes.get(0));
+        owned.add(connection);
+        return connection;
+    }
 
-                @Override
-                public void subscribed(byte[] to, long count) {
-                    if (Arrays.equals(to, channel) && !first.compareAndSet(true, false)) {
-                        listener.missedSome(); // subscribed again after a reconnect
-                    }
-                }
-            });
-            connection.sync().subscribe(channel);
-        } catch (RuntimeException e) {
-            connection.close();
-            throw e;
-        }
-        subscriptions.add(connection);
-        return () -> {
-            subscriptions.remove(connection);
-            connection.close();
-        };
+    void release(StatefulConnection<byte[], byte[]> connection) {
+        owned.remove(connection);
+        connection.close();
+    }
+
+    /** Runs {@code task} on the client's own event executors after {@code delayMillis}. */
+    void schedule(Runnable task, long delayMillis) {
+        resources.eventExecutorGroup().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Asynchronous commands on {@code connection}, whichever kind it is. */
+    @SuppressWarnings("unchecked")
+    static RedisClusterAsyncCommands<byte[], byte[]> async(StatefulConnection<byte[], byte[]> connection) {
+        return connection instanceof StatefulRedisClusterConnection<?, ?> cluster
+                ? ((StatefulRedisClusterConnection<byte[], byte[]>) cluster).async()
+                : ((StatefulRedisConnection<byte[], byte[]>) connection).async();
     }
 
     @Override
     public void close() {
         try {
-            subscriptions.forEach(StatefulConnection::close);
+            owned.forEach(StatefulConnection::close);
             if (batch != null) {
                 batch.close();
             }

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * writes stay in order) and each atomically; a failure may keep a prefix, as the interface allows.
  *
  * <p>{@code size()} is {@code DBSIZE} (summed over Cluster masters) without a prefix, and a {@code SCAN} count of
- * the prefix otherwise: one round trip per {@code scanCount} keys of the whole database, so it costs as much as
+ * the prefix otherwise, the store's change log ({@link ChangeLog}) left out of both: one round trip per {@code scanCount} keys of the whole database, so it costs as much as
  * {@code forEach} without the values. {@code forEach} walks {@code SCAN MATCH prefix*} (every master of a
  * Cluster) and reads each page's values with one {@code MGET}; SCAN's guarantees make it weakly consistent.
  *
@@ -53,6 +53,7 @@ public final class RedisStore implements KeyValueStore {
     private final byte[] prefix;
     private final byte[] matchPrefix;
     private final RedisConnections connections;
+    private final ChangeLog changeLog;
     private final LookupRecorder lookups = new LookupRecorder();
     private final ServerStats serverStats;
     private final Object batchLock = new Object();
@@ -65,6 +66,7 @@ public final class RedisStore implements KeyValueStore {
         this.prefix = config.prefix();
         this.matchPrefix = globEscape(prefix);
         this.connections = connections;
+        this.changeLog = new ChangeLog(prefix);
         this.serverStats = new ServerStats(connections, config.statsRefresh(), prefix.length == 0);
     }
 
@@ -204,7 +206,7 @@ public final class RedisStore implements KeyValueStore {
     @Override
     public long size() {
         if (prefix.length == 0) {
-            return call("DBSIZE", () -> connections.sync().dbsize());
+            return call("DBSIZE", () -> connections.sync().dbsize() - connections.sync().exists(changeLog.key()));
         }
         long[] count = {0};
         scan((keys) -> count[0] += keys.size());
@@ -235,8 +237,10 @@ public final class RedisStore implements KeyValueStore {
         do {
             ScanCursor from = cursor;
             KeyScanCursor<byte[]> result = call("SCAN", () -> connections.sync().scan(from, args));
-            if (!result.getKeys().isEmpty()) {
-                page.accept(result.getKeys());
+            List<byte[]> keys = new ArrayList<>(result.getKeys());
+            keys.removeIf(key -> Arrays.equals(key, changeLog.key()));
+            if (!keys.isEmpty()) {
+                page.accept(keys);
             }
             cursor = result;
         } while (!cursor.isFinished());
@@ -282,29 +286,28 @@ public final class RedisStore implements KeyValueStore {
         return lastPingOk;
     }
 
-    /** {@code PUBLISH} on the channel {@code <prefix>changes}, which every {@link #follow} of the prefix hears. */
+    /**
+     * {@code XADD} to the store's change log ({@link ChangeLog}), which every {@link #follow} of the prefix reads,
+     * the ones whose connection is down included once it is back.
+     */
     @Override
     public void announce(byte[] notice) {
-        call("PUBLISH", () -> connections.sync().publish(changesChannel(), notice));
+        call("XADD", () -> connections.sync().xadd(changeLog.key(), changeLog.trimming(), ChangeLog.entry(notice)));
     }
 
     /**
-     * {@code SUBSCRIBE}s to {@code <prefix>changes} on a connection of its own. Lettuce subscribes again after a
-     * reconnect; every confirmation after the first is {@link ChangeListener#missedSome}, since what was published
-     * while the connection was down was lost.
+     * Reads the change log on a connection of its own from its newest entry on ({@link ChangeFollower}); a follower
+     * whose connection was lost reads on from where it was, and hears {@link ChangeListener#missedSome} only when
+     * the log no longer holds that place.
      */
     @Override
     public AutoCloseable follow(ChangeListener listener) {
         checkOpen();
         try {
-            return connections.subscribe(changesChannel(), listener);
+            return ChangeFollower.start(connections, changeLog, listener, config.commandTimeout());
         } catch (RedisException e) {
-            throw failure("SUBSCRIBE", e);
+            throw failure("XREVRANGE", e);
         }
-    }
-
-    private byte[] changesChannel() {
-        return key("changes".getBytes(StandardCharsets.US_ASCII));
     }
 
     @Override
@@ -327,6 +330,9 @@ public final class RedisStore implements KeyValueStore {
         if (key.length == 0 || key.length > config.maxKeySize()) {
             throw new IllegalArgumentException("key of " + key.length + " bytes is outside the store's limit of 1 to "
                     + config.maxKeySize() + " bytes (maxKeySize)");
+        }
+        if (ChangeLog.isReserved(key)) {
+            throw new IllegalArgumentException("the key '" + changeLog + "' is the store's change log, not an entry");
         }
         byte[] k = Arrays.copyOf(prefix, prefix.length + key.length);
         System.arraycopy(key, 0, k, prefix.length, key.length);

@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * The text a removal or update announces on a shared store ({@link io.elastikey.store.KeyValueStore#announce}):
  * {@code forget <id>,<id>,...}, every identifier a client may have named the key by (key ID, aliases, earlier
- * certificates' SHA-1s), hex. Plain text, so {@code redis-cli SUBSCRIBE <prefix>changes} shows what happens. A
+ * certificates' SHA-1s), hex. Plain text, so {@code redis-cli XRANGE <prefix>changes - +} shows what happened. A
  * notice is untrusted input (anyone who can write to the store can publish): {@link #decode} takes only
  * {@value #MAX_IDENTIFIERS} identifiers in normal form, else nothing.
  */
