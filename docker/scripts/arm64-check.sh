@@ -4,9 +4,9 @@
 #
 #   docker/scripts/arm64-check.sh          exit 0: every check passed; 77: cannot run here (one line says why)
 #
-# In the arm64 image it: generates keys (ElasticStore on Chronicle, ACCP), starts the key server with the memory
-# governor on (so the aarch64 libscaleup JNI library is loaded) and checks from its log that BoringSSL, epoll, ACCP and
-# libscaleup loaded. The SKI load generator, on the host's own JVM from the same staged jars (emulated, it took 40 s
+# The host's JVM generates keys into a volume; in the arm64 image the key server opens them (ElasticStore on
+# Chronicle, unsealed, signed with ACCP) with the memory governor on (so the aarch64 libscaleup JNI library is
+# loaded), and the check reads from its log that BoringSSL, epoll, ACCP and libscaleup loaded. The SKI load generator, on the host's own JVM from the same staged jars (emulated, it took 40 s
 # to start), then sends it SKI requests over mutual TLS for a few seconds (answers verified), and the check reads its
 # /metrics. Containers use the host's network. Each emulated JVM costs a minute or so of a CI run, so there is no
 # more of them than the aarch64 side needs (a JMH run here cost 66 s and checked nothing the key store had not).
@@ -46,10 +46,22 @@ run() { docker run --rm "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastik
 
 log "$IMAGE: $(docker run --rm "${PLATFORM[@]}" --entrypoint bash "$IMAGE" -c \
   'echo "$(uname -m), $(java -version 2>&1 | head -1)"')"
-log "generating keys on the aarch64 JVM"
-docker run --rm "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data" --entrypoint bash "$IMAGE" -c \
-  '(/opt/elastikey/bin/entrypoint keys generate --count 8 --type ec256 >/dev/null) &&
-   /opt/elastikey/bin/entrypoint keys export-public --out /srv/elastikey-data/certs.pem >/dev/null'
+# The host's JVM (from the same staged jars) makes the data: keys, KEK and dev PKI, sealed in the ElasticStore
+# the aarch64 key server then opens. Made under emulation, the keys and their certificates cost two more emulated
+# JVMs, 90 s of a test run, and checked nothing the aarch64 server's opening, unsealing and signing do not.
+docker volume create "$VOLUME" >/dev/null
+data=$(docker volume inspect -f '{{ .Mountpoint }}' "$VOLUME")
+accp="$DIR/target/image/accp/$(case "$(uname -m)" in aarch64) echo arm64 ;; *) echo amd64 ;; esac)"
+host_cli() { # shellcheck disable=SC2046 # the flags are one line of words
+  java $(sed -n 's/^elastikey\.jvm\.flags=//p' "$DIR/../jvm.properties") \
+    -cp "$DIR/target/image/lib/*:$accp/*:$DIR/target/image/app/*" io.elastikey.launcher.Main "$@"
+}
+log "generating keys on the host's JVM into the volume"
+out=$(host_cli keys generate --data "$data" --count 8 --type ec256 --no-warm-start 2>&1) ||
+  { echo "$out" >&2; fail "keys generate on the host"; }
+out=$(host_cli keys export-public --data "$data" --out "$data/certs.pem" 2>&1) ||
+  { echo "$out" >&2; fail "keys export-public on the host"; }
+chown -R 10001:10001 "$data" # the image's elastikey user
 
 log "starting the key server (SKI 127.0.0.1:$SKI, admin 127.0.0.1:$ADMIN, memory governor on)"
 docker run -d --name "$NAME" "${PLATFORM[@]}" --network host -v "$VOLUME:/srv/elastikey-data" \
@@ -80,12 +92,7 @@ $ok || { grep -E 'crypto provider|scale-up client|listening' <<<"$logs" >&2; fai
 
 # The key server runs under emulation with a cold JIT: a low rate and a long timeout, since only correctness counts.
 log "SKI load generator on the host's JVM: 5 s at 4 requests/s over mutual TLS, every answer verified"
-data=$(docker volume inspect -f '{{ .Mountpoint }}' "$VOLUME")
-accp="$DIR/target/image/accp/$(case "$(uname -m)" in aarch64) echo arm64 ;; *) echo amd64 ;; esac)"
-# shellcheck disable=SC2046 # the flags are one line of words
-lg=$(java $(sed -n 's/^elastikey\.jvm\.flags=//p' "$DIR/../jvm.properties") \
-  -cp "$DIR/target/image/lib/*:$accp/*:$DIR/target/image/app/*" io.elastikey.launcher.Main loadgen ski \
-  --target "127.0.0.1:$SKI" --pki "$data/pki" --keys "$data/certs.pem" \
+lg=$(host_cli loadgen ski --target "127.0.0.1:$SKI" --pki "$data/pki" --keys "$data/certs.pem" \
   --rate 4 --duration 5s --warmup 1s --verify-sample 1 --timeout-ms 60000 2>&1) || { echo "$lg" >&2; fail "loadgen"; }
 grep -E '^(SKI|requests|verified|latency)' <<<"$lg" >&2
 grep -qE '^verified +[1-9][0-9]* answers: 0 wrong' <<<"$lg" || fail "the load generator verified no answer"
