@@ -4,7 +4,6 @@ package io.elastikey.store.redis;
 import io.elastikey.store.KeyValueStore.ChangeListener;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XReadArgs;
@@ -13,10 +12,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +63,8 @@ final class ChangeFollower implements AutoCloseable {
                                 Duration commandTimeout) {
         ChangeFollower follower = new ChangeFollower(connections, changeLog, listener, commandTimeout);
         try {
-            follower.lastId = await(follower.newestId(), commandTimeout);
+            follower.lastId = RedisConnections.await(follower.newestId().toCompletableFuture(),
+                    commandTimeout.toNanos());
         } catch (RuntimeException e) {
             follower.close();
             throw e;
@@ -161,18 +158,5 @@ final class ChangeFollower implements AutoCloseable {
     public void close() {
         closed = true;
         connections.release(connection);
-    }
-
-    private static <T> T await(CompletionStage<T> stage, Duration timeout) {
-        try {
-            return stage.toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : new RedisException(e.getCause());
-        } catch (TimeoutException e) {
-            throw new RedisCommandTimeoutException("no answer within " + timeout);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RedisException("interrupted while waiting for the change log");
-        }
     }
 }

@@ -3,6 +3,8 @@ package io.elastikey.store.redis;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -212,6 +215,25 @@ final class RedisConnections implements AutoCloseable {
     /** Runs {@code task} on the client's own event executors after {@code delayMillis}. */
     void schedule(Runnable task, long delayMillis) {
         resources.eventExecutorGroup().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Waits up to {@code timeoutNanos} for {@code answer}, with its failure as Lettuce's own exception: the cause of
+     * a failed command, {@link RedisCommandTimeoutException} past the time, {@link RedisException} when interrupted
+     * (the interrupt kept).
+     */
+    static <T> T await(Future<T> answer, long timeoutNanos) {
+        try {
+            return answer.get(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new RedisException(e.getCause());
+        } catch (TimeoutException e) {
+            long millis = TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
+            throw new RedisCommandTimeoutException("no answer within " + millis + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RedisException("interrupted while waiting for Redis", e);
+        }
     }
 
     /** Asynchronous commands on {@code connection}, whichever kind it is. */

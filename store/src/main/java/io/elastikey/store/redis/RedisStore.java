@@ -6,7 +6,6 @@ import io.elastikey.store.StoreException;
 import io.elastikey.store.StoreStats;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.KeyValue;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
@@ -18,9 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * writes stay in order) and each atomically; a failure may keep a prefix, as the interface allows.
  *
  * <p>{@code size()} is {@code DBSIZE} (summed over Cluster masters) without a prefix, and a {@code SCAN} count of
- * the prefix otherwise, the store's change log ({@link ChangeLog}) left out of both: one round trip per {@code scanCount} keys of the whole database, so it costs as much as
- * {@code forEach} without the values. {@code forEach} walks {@code SCAN MATCH prefix*} (every master of a
+ * the prefix otherwise, the store's change log ({@link ChangeLog}) left out of both: one round trip per
+ * {@code scanCount} keys of the whole database, so it costs as much as {@code forEach} without the values. {@code forEach} walks {@code SCAN MATCH prefix*} (every master of a
  * Cluster) and reads each page's values with one {@code MGET}; SCAN's guarantees make it weakly consistent.
  *
  * <p>Failures: every Redis error, a refused connection, a command rejected while disconnected and a command timed
@@ -171,19 +168,8 @@ public final class RedisStore implements KeyValueStore {
         });
         long deadline = System.nanoTime() + config.commandTimeout().toNanos();
         for (RedisFuture<String> answer : answers) {
-            try {
-                answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (ExecutionException e) {
-                Throwable cause = e.getCause();
-                throw failure("SET (batch of " + keys.size() + ")",
-                        cause instanceof RuntimeException r ? r : new RedisException(cause));
-            } catch (TimeoutException e) {
-                throw failure("SET (batch of " + keys.size() + ")",
-                        new RedisCommandTimeoutException("no answer within " + config.commandTimeout()));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StoreException("Redis " + config.uri() + ": interrupted while waiting for a batch", e);
-            }
+            call("SET (batch of " + keys.size() + ")",
+                    () -> RedisConnections.await(answer, deadline - System.nanoTime()));
         }
     }
 
@@ -306,7 +292,7 @@ public final class RedisStore implements KeyValueStore {
         try {
             return ChangeFollower.start(connections, changeLog, listener, config.commandTimeout());
         } catch (RedisException e) {
-            throw failure("XREVRANGE", e);
+            throw failure("following the change log", e);
         }
     }
 

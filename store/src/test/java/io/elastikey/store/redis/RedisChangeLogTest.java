@@ -4,16 +4,14 @@ package io.elastikey.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.elastikey.store.KeyValueStore;
 import io.elastikey.store.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -26,8 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
  * Redis, real sockets.
  */
 class RedisChangeLogTest {
-    private static final String MISSED = "missed";
-
     @TempDir
     Path dir;
 
@@ -36,52 +32,43 @@ class RedisChangeLogTest {
         try (RedisServer redis = RedisServers.standalone(dir);
              RedisStore writer = RedisStore.open(redis.uri() + "?prefix=ek:");
              RedisStore reader = RedisStore.open(redis.uri() + "?prefix=ek:")) {
-            BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+            HeardNotices heard = new HeardNotices();
             int count = ChangeLog.LENGTH * 3 / 2;
-            try (AutoCloseable following = reader.follow(recorder(heard))) {
-                assertThat(heard.poll(2500, TimeUnit.MILLISECONDS)).as("reads that time out hand on nothing").isNull();
+            try (AutoCloseable following = reader.follow(heard)) {
+                assertThat(heard.next(Duration.ofMillis(2500))).as("reads that time out hand on nothing").isNull();
                 for (int i = 0; i < count; i++) {
                     writer.announce(b("forget " + i));
                 }
                 for (int i = 0; i < count; i++) {
-                    assertThat(heard.poll(20, TimeUnit.SECONDS)).isEqualTo("forget " + i);
+                    assertThat(heard.next()).isEqualTo("forget " + i);
                 }
             }
             long length = Long.parseLong(redis.cli("XLEN", "ek:changes").strip());
             assertThat(length).as("trimmed to about %d entries", ChangeLog.LENGTH)
                     .isBetween((long) ChangeLog.LENGTH, ChangeLog.LENGTH + 200L);
             writer.announce(b("after the follow closed"));
-            assertThat(heard.poll(300, TimeUnit.MILLISECONDS)).isNull();
+            assertThat(heard.next(Duration.ofMillis(300))).isNull();
         }
     }
 
     @Test
     void aFollowerCutOffByAPartitionHearsWhatWasAnnouncedMeanwhileOnceItIsBack() throws Exception {
-        try (RedisServer redis = RedisServers.standalone(dir);
-             TcpRelay relay = new TcpRelay(redis.port());
-             RedisStore writer = RedisStore.open(redis.uri() + "?prefix=ek:");
-             RedisStore reader = RedisStore.open("redis://127.0.0.1:" + relay.port() + "?prefix=ek:&timeout=1s")) {
-            BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-            try (AutoCloseable following = reader.follow(recorder(heard))) {
-                writer.announce(b("forget before"));
-                assertThat(heard.poll(20, TimeUnit.SECONDS)).isEqualTo("forget before");
-
-                relay.cut();
-                List<String> meanwhile = List.of("forget one", "forget two", "forget three");
-                for (String notice : meanwhile) {
-                    writer.announce(b(notice));
-                }
-                assertThat(heard.poll(500, TimeUnit.MILLISECONDS)).as("nothing reaches a follower cut off").isNull();
-
-                relay.restore();
-                List<String> replayed = new ArrayList<>();
-                for (int i = 0; i < meanwhile.size(); i++) {
-                    replayed.add(heard.poll(20, TimeUnit.SECONDS));
-                }
-                assertThat(replayed).containsExactlyElementsOf(meanwhile);
-                writer.announce(b("forget after"));
-                assertThat(heard.poll(20, TimeUnit.SECONDS)).as("no 'missed' before it").isEqualTo("forget after");
+        try (CutOff cutOff = new CutOff(dir)) {
+            cutOff.relay.cut();
+            List<String> meanwhile = List.of("forget one", "forget two", "forget three");
+            for (String notice : meanwhile) {
+                cutOff.writer.announce(b(notice));
             }
+            assertThat(cutOff.heard.next(Duration.ofMillis(500))).as("nothing reaches a follower cut off").isNull();
+
+            cutOff.relay.restore();
+            List<String> replayed = new ArrayList<>();
+            for (int i = 0; i < meanwhile.size(); i++) {
+                replayed.add(cutOff.heard.next());
+            }
+            assertThat(replayed).containsExactlyElementsOf(meanwhile);
+            cutOff.writer.announce(b("forget after"));
+            assertThat(cutOff.heard.next()).as("no 'missed' before it").isEqualTo("forget after");
         }
     }
 
@@ -90,14 +77,14 @@ class RedisChangeLogTest {
         try (RedisServer redis = RedisServers.standalone(dir, "appendonly yes", "appendfsync always");
              RedisStore writer = RedisStore.open(redis.uri() + "?prefix=ek:&timeout=1s");
              RedisStore reader = RedisStore.open(redis.uri() + "?prefix=ek:&timeout=1s")) {
-            BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-            try (AutoCloseable following = reader.follow(recorder(heard))) {
+            HeardNotices heard = new HeardNotices();
+            try (AutoCloseable following = reader.follow(heard)) {
                 writer.announce(b("forget kept"));
-                assertThat(heard.poll(20, TimeUnit.SECONDS)).isEqualTo("forget kept");
+                assertThat(heard.next()).isEqualTo("forget kept");
 
                 redis.restart(); // SIGKILL; the append-only file keeps the log
                 announceOnceConnected(writer, "forget after the restart");
-                assertThat(heard.poll(20, TimeUnit.SECONDS)).as("read on, nothing missed")
+                assertThat(heard.next()).as("read on, nothing missed")
                         .isEqualTo("forget after the restart");
 
                 redis.kill();
@@ -105,34 +92,25 @@ class RedisChangeLogTest {
                     files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
                 }
                 redis.start(); // empty: the follower's place is gone with everything else
-                assertThat(heard.poll(20, TimeUnit.SECONDS)).isEqualTo(MISSED);
+                assertThat(heard.next()).isEqualTo(HeardNotices.MISSED);
                 announceOnceConnected(writer, "forget on the new log");
-                assertThat(heard.poll(20, TimeUnit.SECONDS)).isEqualTo("forget on the new log");
-                assertThat(heard.poll(300, TimeUnit.MILLISECONDS)).as("told once").isNull();
+                assertThat(heard.next()).isEqualTo("forget on the new log");
+                assertThat(heard.next(Duration.ofMillis(300))).as("told once").isNull();
             }
         }
     }
 
     @Test
     void aFollowerWhoseLastEntryWasTrimmedAwayIsToldItMissedSomeAndGoesOn() throws Exception {
-        try (RedisServer redis = RedisServers.standalone(dir);
-             TcpRelay relay = new TcpRelay(redis.port());
-             RedisStore writer = RedisStore.open(redis.uri() + "?prefix=ek:");
-             RedisStore reader = RedisStore.open("redis://127.0.0.1:" + relay.port() + "?prefix=ek:&timeout=1s")) {
-            BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-            try (AutoCloseable following = reader.follow(recorder(heard))) {
-                writer.announce(b("forget seen"));
-                assertThat(heard.poll(20, TimeUnit.SECONDS)).isEqualTo("forget seen");
+        try (CutOff cutOff = new CutOff(dir)) {
+            cutOff.relay.cut();
+            cutOff.writer.announce(b("forget trimmed away"));
+            cutOff.redis.cli("XTRIM", "ek:changes", "MAXLEN", "0");
+            cutOff.relay.restore();
 
-                relay.cut();
-                writer.announce(b("forget trimmed away"));
-                redis.cli("XTRIM", "ek:changes", "MAXLEN", "0");
-                relay.restore();
-
-                assertThat(heard.poll(20, TimeUnit.SECONDS)).isEqualTo(MISSED);
-                writer.announce(b("forget later"));
-                assertThat(heard.poll(20, TimeUnit.SECONDS)).isEqualTo("forget later");
-            }
+            assertThat(cutOff.heard.next()).isEqualTo(HeardNotices.MISSED);
+            cutOff.writer.announce(b("forget later"));
+            assertThat(cutOff.heard.next()).isEqualTo("forget later");
         }
     }
 
@@ -173,18 +151,36 @@ class RedisChangeLogTest {
         }
     }
 
-    private static KeyValueStore.ChangeListener recorder(BlockingQueue<String> heard) {
-        return new KeyValueStore.ChangeListener() {
-            @Override
-            public void announced(byte[] notice) {
-                heard.add(new String(notice, StandardCharsets.UTF_8));
-            }
+    /**
+     * A Redis, a writer connected to it directly and a follower connected through a {@link TcpRelay} the test can
+     * cut, the follower already hearing the writer.
+     */
+    private static final class CutOff implements AutoCloseable {
+        final RedisServer redis;
+        final TcpRelay relay;
+        final RedisStore writer;
+        final RedisStore reader;
+        final HeardNotices heard = new HeardNotices();
+        final AutoCloseable following;
 
-            @Override
-            public void missedSome() {
-                heard.add(MISSED);
-            }
-        };
+        CutOff(Path dir) throws Exception {
+            redis = RedisServers.standalone(dir);
+            relay = new TcpRelay(redis.port());
+            writer = RedisStore.open(redis.uri() + "?prefix=ek:");
+            reader = RedisStore.open("redis://127.0.0.1:" + relay.port() + "?prefix=ek:&timeout=1s");
+            following = reader.follow(heard);
+            writer.announce(b("forget seen"));
+            assertThat(heard.next()).isEqualTo("forget seen");
+        }
+
+        @Override
+        public void close() throws Exception {
+            following.close();
+            reader.close();
+            writer.close();
+            relay.close();
+            redis.close();
+        }
     }
 
     private static byte[] b(String s) {

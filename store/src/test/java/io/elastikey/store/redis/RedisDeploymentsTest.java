@@ -5,18 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.elastikey.store.KeyValueStore;
 import io.elastikey.store.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -77,38 +74,24 @@ class RedisDeploymentsTest {
              RedisStore writer = RedisStore.open(cluster.uri() + "?prefix=ek:&timeout=15s");
              RedisStore reader = RedisStore.open(cluster.uri() + "?prefix=ek:&timeout=15s");
              RedisStore elsewhere = RedisStore.open(cluster.uri() + "?prefix=other:&timeout=15s")) {
-            BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-            BlockingQueue<String> heardElsewhere = new LinkedBlockingQueue<>();
-            try (AutoCloseable following = reader.follow(recorder(heard));
-                 AutoCloseable alsoFollowing = elsewhere.follow(recorder(heardElsewhere))) {
+            HeardNotices heard = new HeardNotices();
+            HeardNotices heardElsewhere = new HeardNotices();
+            try (AutoCloseable following = reader.follow(heard);
+                 AutoCloseable alsoFollowing = elsewhere.follow(heardElsewhere)) {
                 for (int i = 0; i < 20; i++) {
                     writer.announce(b("forget " + i));
                 }
                 for (int i = 0; i < 20; i++) {
-                    assertThat(heard.poll(15, TimeUnit.SECONDS)).isEqualTo("forget " + i);
+                    assertThat(heard.next()).isEqualTo("forget " + i);
                 }
                 elsewhere.announce(b("marker"));
-                assertThat(heardElsewhere.poll(15, TimeUnit.SECONDS)).as("the other prefix hears only its own")
+                assertThat(heardElsewhere.next()).as("the other prefix hears only its own")
                         .isEqualTo("marker");
-                assertThat(heard).isEmpty();
+                assertThat(heard.next(Duration.ZERO)).isNull();
             }
             writer.announce(b("after the follow closed"));
-            assertThat(heard.poll(1, TimeUnit.SECONDS)).isNull();
+            assertThat(heard.next(Duration.ofSeconds(1))).isNull();
         }
-    }
-
-    private static KeyValueStore.ChangeListener recorder(BlockingQueue<String> heard) {
-        return new KeyValueStore.ChangeListener() {
-            @Override
-            public void announced(byte[] notice) {
-                heard.add(new String(notice, StandardCharsets.UTF_8));
-            }
-
-            @Override
-            public void missedSome() {
-                heard.add("missed");
-            }
-        };
     }
 
     @Test
