@@ -2,6 +2,7 @@
 package io.elastikey.edge.keyservers;
 
 import static io.elastikey.edge.keyservers.BreakerState.CLOSED;
+import static io.elastikey.edge.keyservers.BreakerState.HALF_OPEN;
 import static io.elastikey.edge.keyservers.BreakerState.OPEN;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,6 +17,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.protocol.ski.CannedAnswer;
@@ -180,12 +182,16 @@ class KeyServerPoolTest {
 
         eventually("both breakers open", () -> !pool.anyAvailable());
         Throwable refused = failure(pool.execute(sign(new byte[] {3})));
+        // The health check probes an open breaker every 100 ms, half-opening it while its probe is out, so either
+        // state may be what the refusal lists for each.
         assertThat(refused).isInstanceOf(NoKeyServerException.class)
-                .hasMessageStartingWith("no key server available: ")
-                .hasMessageContaining(keyServers.endpoint(0) + " open (")
-                .hasMessageContaining(keyServers.endpoint(1) + " open (");
+                .hasMessageStartingWith("no key server available: ");
+        for (int i = 0; i < 2; i++) {
+            assertThat(refused.getMessage()).containsPattern(Pattern.quote(keyServers.endpoint(i).toString())
+                    + " (open|half-open) \\(");
+        }
         assertThat(((NoKeyServerException) refused).endpoints()).extracting(EndpointStatus::state)
-                .containsOnly(OPEN);
+                .isSubsetOf(OPEN, HALF_OPEN);
         assertThat(listener.events("failure")).anySatisfy(failure -> {
             assertThat(failure.failure()).isSameAs(refused);
             assertThat(failure.endpoint()).isNull();
