@@ -81,6 +81,7 @@ func main() {
 					resp, err := cl.Post("https://"+*target+"/", "application/json", strings.NewReader(body))
 					if err != nil {
 						errs.Add(1)
+						noteError(err.Error())
 						continue
 					}
 					b, _ := io.ReadAll(resp.Body)
@@ -88,6 +89,7 @@ func main() {
 					var out map[string]string
 					if resp.StatusCode != 200 || json.Unmarshal(b, &out) != nil || out["output"] == "" {
 						errs.Add(1)
+						noteError(fmt.Sprintf("HTTP %d: %.200s", resp.StatusCode, b))
 						continue
 					}
 					micros := time.Since(t0).Microseconds()
@@ -118,10 +120,34 @@ func main() {
 	q := func(p float64) float64 { return lat[int(p*float64(len(lat)-1))] }
 	fmt.Printf("RESULT keys=%d conns=%d per=%d: %.0f/s over %.1fs, errors %d, p50 %.2f p99 %.2f p99.9 %.2f max %.2f ms\n",
 		len(ids), *conns, *per, float64(len(lat))/el, el, errs.Load(), q(.5), q(.99), q(.999), lat[len(lat)-1])
+	printErrors()
 }
 
 func must(err error) {
 	if err != nil {
 		panic(err)
+	}
+}
+
+// errorKinds counts failures by message, so a run says what failed and not only how often.
+var (
+	errorMu    sync.Mutex
+	errorKinds = map[string]int{}
+)
+
+func noteError(msg string) {
+	errorMu.Lock()
+	defer errorMu.Unlock()
+	if _, seen := errorKinds[msg]; !seen && len(errorKinds) >= 20 {
+		msg = "(other)"
+	}
+	errorKinds[msg]++
+}
+
+func printErrors() {
+	errorMu.Lock()
+	defer errorMu.Unlock()
+	for msg, n := range errorKinds {
+		fmt.Printf("ERROR x%d: %s\n", n, msg)
 	}
 }
