@@ -23,7 +23,7 @@ host_arch() { case "$(uname -m)" in x86_64) echo amd64 ;; aarch64) echo arm64 ;;
 # The base for an architecture: the local one base-image.sh makes, or pulled where a registry answers.
 base_for() {
   local arch="$1" tag
-  if [ "$arch" = "$(host_arch)" ]; then tag=debian:bookworm-slim; else tag="elastikey/debian-$arch:bookworm"; fi
+  tag=$("$DIR/scripts/base-image.sh" --tag "$arch")
   if ! docker image inspect "$tag" >/dev/null 2>&1; then
     if [ "$arch" = "$(host_arch)" ] && docker pull -q "$tag" >/dev/null 2>&1; then
       :
