@@ -104,8 +104,12 @@ final class RespRequestDecoder extends ByteToMessageDecoder {
         if (n == NEED_MORE) {
             return false;
         }
-        if (n < -1 || n > limits.maxArrayLength()) {
+        if (n < -1) {
             throw new RespProtocolException("Protocol error: invalid multibulk length");
+        }
+        if (n > limits.maxArrayLength()) { // Redis's text, then which limit, as for a bulk over its limit
+            throw new RespProtocolException("Protocol error: invalid multibulk length (" + n + " elements; at most "
+                    + limits.maxArrayLength() + ")");
         }
         if (n > 0) {
             args = new byte[(int) Math.min(n, 16)][];

@@ -65,7 +65,7 @@ class RespRequestDecoderTest {
     void arrayLongerThanTheLimitIsAProtocolErrorBeforeItsElementsArrive() {
         EmbeddedChannel ch = channel(RespLimits.defaults(1024).withMaxArrayLength(8));
         assertThatThrownBy(() -> ch.writeInbound(bytes("*9\r\n"))).isInstanceOf(RespProtocolException.class)
-                .hasMessage("Protocol error: invalid multibulk length");
+                .hasMessage("Protocol error: invalid multibulk length (9 elements; at most 8)");
         ch.writeInbound(bytes("$4\r\nPING\r\n")); // dropped: the connection is closing
         assertThat(ch.inboundMessages()).isEmpty();
         ch.finishAndReleaseAll();

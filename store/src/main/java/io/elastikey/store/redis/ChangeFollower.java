@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * costs a replay of the notices written meanwhile rather than everything the listener kept. What it cannot replay
  * it reports: after a failed command it first checks that its last entry is still in the stream, and when that entry
  * is gone (trimmed while it was away, or lost with a Redis that kept no data) the listener hears
- * {@link ChangeListener#missedSome}.
+ * {@link ChangeListener#missedSome}. It checks the same after every read (one returns at least once a second): a
+ * {@code FLUSHALL}, a {@code DEL} of the log or a Redis restarted empty between two reads fails no command, and without
+ * the check the listener would go on serving what it kept of entries that are gone.
  *
  * <p>Threads: each step runs on Lettuce's threads when the previous one completes, so at most one command of the
  * loop is ever outstanding and {@link #lastId} needs no lock (only {@code volatile}: the steps run on several
@@ -85,8 +87,9 @@ final class ChangeFollower implements AutoCloseable {
         if (closed) {
             return;
         }
+        String from = lastId;
         commands.xread(XReadArgs.Builder.block(blockMillis).count(ENTRIES_PER_READ),
-                XReadArgs.StreamOffset.from(changeLog.key(), lastId)).whenComplete((entries, failure) -> {
+                XReadArgs.StreamOffset.from(changeLog.key(), from)).whenComplete((entries, failure) -> {
                     if (failure != null) {
                         retryLater();
                         return;
@@ -94,7 +97,7 @@ final class ChangeFollower implements AutoCloseable {
                     if (entries != null) { // null: the read blocked its time and nothing came
                         entries.forEach(this::handOn);
                     }
-                    read();
+                    resume(from); // a FLUSHALL or a DEL of the log fails no command: is `from` still there?
                 });
     }
 
@@ -117,29 +120,33 @@ final class ChangeFollower implements AutoCloseable {
             return;
         }
         try {
-            connections.schedule(this::resume, RETRY_MILLIS);
+            connections.schedule(() -> resume(lastId), RETRY_MILLIS);
         } catch (RejectedExecutionException e) {
             closed = true; // the store closed its connections before this follower was closed: nothing to follow
         }
     }
 
     /**
-     * After a failed step: reads on from {@link #lastId} when the log still holds it. When it does not, the
-     * listener is told it missed some notices, and the loop goes on after what is the newest entry at that moment,
-     * taken before the listener hears it: a change announced after that entry is still read, and one announced
-     * before it happened before the listener forgot everything.
+     * After each read, and after a failed step: reads on from {@link #lastId} when the log still holds {@code mark}
+     * (the entry the read started after, or {@link #lastId} itself). When it does not, the listener is told it missed
+     * some notices, and the loop goes on after what is the newest entry at that moment, taken before the listener
+     * hears it: a change announced after that entry is still read, and one announced before it happened before the
+     * listener forgot everything. Checking the read's own starting point, not its last entry, also catches a log
+     * emptied and written again between two reads: what was read came from a new stream, and what it replaced is
+     * gone.
      */
-    private void resume() {
+    private void resume(String mark) {
         if (closed) {
             return;
         }
-        commands.xrange(changeLog.key(), Range.create(lastId, lastId)).thenCompose(found -> {
+        commands.xrange(changeLog.key(), Range.create(mark, mark)).thenCompose(found -> {
             if (!found.isEmpty()) {
                 return CompletableFuture.completedFuture(lastId);
             }
             return newestId().thenApply(newest -> {
-                log.warn("the change log {} no longer holds entry {}, the last this follower read: notices may "
-                        + "have been lost while its connection was down", changeLog, lastId);
+                // DEBUG: the listener says what it does about it, in the one WARN line an operator needs.
+                log.debug("the change log {} no longer holds entry {}: notices may have been lost (a connection "
+                        + "down, a Redis restarted empty, a FLUSHALL)", changeLog, mark);
                 listener.missedSome();
                 return newest;
             });

@@ -463,7 +463,8 @@ public final class KeyRepository implements AutoCloseable {
 
             @Override
             public void missedSome() {
-                LOG.warn("the change notices of {} were interrupted: forgetting all {} cached keys, which reload "
+                LOG.warn("the change notices of {} were interrupted (its change log lost entries while this server "
+                        + "was not reading it): forgetting all {} cached keys, which reload "
                         + "from the store as they are asked for", store, cache.stats().entries());
                 cache.invalidateAll();
             }
