@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Pick a sealed segment whose garbage (bytes no index entry points to) is at least the
  *       configured ratio of its size.
- *   <li>Scan it. Each record the index still points to (looked up under the key's stripe lock) is appended again
+ *   <li>Scan it. Each record the index still points to (looked up first without a lock, then again under the key's
+ *       stripe lock) is appended again
  *       at the head of the log and the index moved to the copy, under the stripe lock and the write lock, in batches
  *       exactly like a {@code putAll} of the same values: the log stays in write order, so replay and a full rebuild
  *       both end at the same state.
@@ -143,6 +144,7 @@ final class Compactor {
         boolean oldest = store.log.segments()[0] == seg;
         long[] copied = {0, 0};
         Moves moves = new Moves(seg.id());
+        Location here = new Location();
         try {
             LogScanner.Result r = LogScanner.scan(seg, RecordFormat.SEGMENT_HEADER_SIZE, rec -> {
                 byte[] key = rec.key();
@@ -150,7 +152,8 @@ final class Compactor {
                     if (!oldest && carryTombstone(key)) {
                         copied[1]++;
                     }
-                } else if (moves.add(key, (int) rec.offset(), rec.value())) {
+                } else if (store.index.lookup(key, here) && here.sameAs(seg.id(), (int) rec.offset())
+                        && moves.add(key, (int) rec.offset(), rec.value())) {
                     copied[0] += moves.moveIfCurrent();
                 }
             });
@@ -180,7 +183,12 @@ final class Compactor {
             this.segmentId = segmentId;
         }
 
-        /** Gathers a record read at {@code offset}; returns whether the batch is full. */
+        /**
+         * Gathers a record read at {@code offset} that the index pointed at a moment ago (looked up without its
+         * stripe lock, a filter only: a record the index has left is dead for good, since a sealed segment's
+         * offsets never come back into use, so most of a mostly-garbage segment costs neither a copy of its value
+         * nor a stripe lock); returns whether the batch is full.
+         */
         boolean add(byte[] key, int offset, byte[] value) {
             offsets[records.size()] = offset;
             records.add(Map.entry(key, value));
