@@ -51,7 +51,8 @@ public final class Main implements Runnable {
                 .addSubcommand("governor", new GovernorTimeline())
                 .addSubcommand("resize", new ResizeTimeline())
                 .addSubcommand("ski", new SkiLoadGenerator())
-                .addSubcommand("keyless", new SkiLoadGenerator(SkiLoadGenerator.Protocol.KEYLESS))
+                .addSubcommand("keyless", new CommandLine(new SkiLoadGenerator(SkiLoadGenerator.Protocol.KEYLESS))
+                        .setCommandName("keyless")) // its usage line said "loadgen ski", the class's own name
                 .addSubcommand("keylist", new KeyListCommand())
                 .addSubcommand("handshake", new HandshakeLoadGenerator()));
         return cl.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(Main::reportFailure);

@@ -69,7 +69,7 @@ class MainTest {
         commandPaths(Main.commandLine(), new ArrayList<>(), paths);
         assertThat(paths).as("the tree reaches nested commands")
                 .contains(List.of("bench", "soak"), List.of("bench", "chaos"), List.of("loadgen", "resize"),
-                        List.of("keys", "generate"), List.of("store", "serve"));
+                        List.of("keys", "generate"), List.of("store", "serve"), List.of("loadgen", "keyless"));
         ByteArrayOutputStream warnings = new ByteArrayOutputStream();
         try (TracerCapture capture = TracerCapture.into(warnings)) {
             CommandLine.tracer().warn("probe %s", "of the capture");
@@ -82,7 +82,9 @@ class MainTest {
                 warnings.reset();
                 Result r = run(args.toArray(String[]::new));
                 assertThat(r.code()).as(String.join(" ", args)).isZero();
-                assertThat(r.out()).as(String.join(" ", args)).contains("Usage:");
+                assertThat(r.out()).as(String.join(" ", args)).contains("Usage:")
+                        .as("the usage line names the command as it was typed")
+                        .contains("Usage: elastikey " + String.join(" ", path) + " ");
                 String printed = warnings.toString(StandardCharsets.UTF_8) + r.out();
                 if (printed.contains("[picocli WARN]")) {
                     warned.add(String.join(" ", args) + ": " + printed.lines()
