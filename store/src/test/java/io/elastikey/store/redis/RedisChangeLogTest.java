@@ -116,47 +116,31 @@ class RedisChangeLogTest {
 
     @Test
     void aFlushAllBetweenTwoNoticesTellsAFollowerItMissedSomeThoughNoCommandFailed() throws Exception {
-        try (RedisServer redis = RedisServers.standalone(dir);
-             RedisStore writer = RedisStore.open(redis.uri() + "?prefix=ek:");
-             RedisStore reader = RedisStore.open(redis.uri() + "?prefix=ek:&timeout=1s")) {
-            HeardNotices heard = new HeardNotices();
-            try (AutoCloseable following = reader.follow(heard)) {
-                writer.announce(b("forget seen"));
-                assertThat(heard.next()).isEqualTo("forget seen");
-
-                redis.cli("FLUSHALL");
-                assertThat(heard.next()).as("the log and every entry are gone").isEqualTo(HeardNotices.MISSED);
-                writer.announce(b("forget after the flush"));
-                assertThat(heard.next()).isEqualTo("forget after the flush");
-                assertThat(heard.next(Duration.ofMillis(1500))).as("told once, not on every quiet read").isNull();
-            }
+        try (CutOff f = new CutOff(dir)) { // the relay stays up: nothing but the flush happens to the follower
+            f.redis.cli("FLUSHALL");
+            assertThat(f.heard.next()).as("the log and every entry are gone").isEqualTo(HeardNotices.MISSED);
+            f.writer.announce(b("forget after the flush"));
+            assertThat(f.heard.next()).isEqualTo("forget after the flush");
+            assertThat(f.heard.next(Duration.ofMillis(1500))).as("told once, not on every quiet read").isNull();
         }
     }
 
     @Test
     void aFlushAllHiddenByANoticeRightAfterItIsNoticedToo() throws Exception {
-        try (RedisServer redis = RedisServers.standalone(dir);
-             RedisStore writer = RedisStore.open(redis.uri() + "?prefix=ek:");
-             RedisStore reader = RedisStore.open(redis.uri() + "?prefix=ek:&timeout=1s")) {
-            HeardNotices heard = new HeardNotices();
-            try (AutoCloseable following = reader.follow(heard)) {
-                writer.announce(b("forget seen"));
-                assertThat(heard.next()).isEqualTo("forget seen");
-
-                redis.cli("FLUSHALL");
-                writer.announce(b("forget in the new log")); // the follower may read it before it checks
-                List<String> untilMissed = new ArrayList<>();
-                String h;
-                do {
-                    h = heard.next();
-                    untilMissed.add(h);
-                } while (h != null && !h.equals(HeardNotices.MISSED));
-                assertThat(untilMissed).as("heard before the flush was noticed").endsWith(HeardNotices.MISSED)
-                        .hasSizeLessThanOrEqualTo(2);
-                writer.announce(b("forget later"));
-                assertThat(heard.next()).isEqualTo("forget later");
-                assertThat(heard.next(Duration.ofMillis(1500))).as("told once").isNull();
-            }
+        try (CutOff f = new CutOff(dir)) {
+            f.redis.cli("FLUSHALL");
+            f.writer.announce(b("forget in the new log")); // the follower may read it before it checks
+            List<String> untilMissed = new ArrayList<>();
+            String h;
+            do {
+                h = f.heard.next();
+                untilMissed.add(h);
+            } while (h != null && !h.equals(HeardNotices.MISSED));
+            assertThat(untilMissed).as("heard before the flush was noticed").endsWith(HeardNotices.MISSED)
+                    .hasSizeLessThanOrEqualTo(2);
+            f.writer.announce(b("forget later"));
+            assertThat(f.heard.next()).isEqualTo("forget later");
+            assertThat(f.heard.next(Duration.ofMillis(1500))).as("told once").isNull();
         }
     }
 

@@ -463,9 +463,9 @@ public final class KeyRepository implements AutoCloseable {
 
             @Override
             public void missedSome() {
-                LOG.warn("the change notices of {} were interrupted (its change log lost entries while this server "
-                        + "was not reading it): forgetting all {} cached keys, which reload "
-                        + "from the store as they are asked for", store, cache.stats().entries());
+                LOG.warn("the change notices of {} were interrupted (entries of its change log are gone: a lost "
+                        + "connection, a Redis restarted empty, a FLUSHALL): forgetting all {} cached keys, which "
+                        + "reload from the store as they are asked for", store, cache.stats().entries());
                 cache.invalidateAll();
             }
         });
