@@ -15,6 +15,8 @@ import io.elastikey.edge.tls.EdgeTls;
 import io.elastikey.edge.tls.TicketKeySource;
 import io.elastikey.edge.tls.KeyOperations;
 import io.elastikey.edge.tls.RemoteKeyMethod;
+import io.elastikey.edge.warmup.HandshakeWarmup;
+import io.elastikey.edge.warmup.WarmupCase;
 import io.elastikey.protocol.admin.AdminServer;
 import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.config.FileWatcher;
@@ -53,6 +55,7 @@ public final class EdgeServer implements AutoCloseable {
     private EdgeTls tls;
     private ContentCache cache;
     private volatile boolean ready;
+    private HandshakeWarmup.Outcome warmup;
 
     private EdgeServer(EdgeConfig config) {
         this.config = config;
@@ -116,6 +119,10 @@ public final class EdgeServer implements AutoCloseable {
                     + "origin fetch of the same URL", content, ContentHandler::coalescedWaiting);
         }
 
+        // The warm-up's handshakes are counted apart (a registry of their own), not as the clients'.
+        warmup = HandshakeWarmup.run(acceptors, io, new EdgeInitializer(config, tls, new EdgeMetrics(),
+                        new ProtocolErrorHandler(kind -> { }), () -> content),
+                WarmupCase.of(tls.registry(), config.protocols(), config.ciphers()), config.warmupHandshakes());
         channel = Listeners.bind("listen", config.listen(), new ServerBootstrap()
                 .group(acceptors, io)
                 .channel(Transports.serverChannelFor(io))
@@ -153,6 +160,11 @@ public final class EdgeServer implements AutoCloseable {
      */
     public long ticketKeyEpoch() {
         return tls.ticketKeyEpoch();
+    }
+
+    /** What the start's handshakes with itself did ({@code warmup.handshakes}). */
+    public HandshakeWarmup.Outcome warmup() {
+        return warmup;
     }
 
     public EdgeMetrics metrics() {

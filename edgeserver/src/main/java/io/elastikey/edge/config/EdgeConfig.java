@@ -67,6 +67,7 @@ public final class EdgeConfig {
     private final Duration idleTimeout;
     private final Duration requestRead;
     private final int ioThreads;
+    private final Duration warmupHandshakes;
 
     private EdgeConfig(ConfigSource source) {
         dataDir = Path.of(or(source.get("data"), ConfigOptions.DEFAULT_DATA_DIR)).toAbsolutePath().normalize();
@@ -127,6 +128,7 @@ public final class EdgeConfig {
         requestRead = positive("timeouts.request-read", or(source.get("timeouts.request-read"), "30s"));
         ioThreads = Values.positiveInt("io.threads",
                 or(source.get("io.threads"), Integer.toString(Runtime.getRuntime().availableProcessors())));
+        warmupHandshakes = Values.duration("warmup.handshakes", or(source.get("warmup.handshakes"), "15s"));
     }
 
     /**
@@ -201,6 +203,8 @@ public final class EdgeConfig {
     /** How long a request, head and body, may take to arrive from its first byte; then 408 and close. */
     public Duration requestRead() { return requestRead; }
     public int ioThreads() { return ioThreads; }
+    /** The most time the start may spend on handshakes with itself before it listens; zero: none. */
+    public Duration warmupHandshakes() { return warmupHandshakes; }
 
     /** The origin's host and port, for the proxy's connections. */
     public InetSocketAddress originAddress() {

@@ -42,12 +42,14 @@ public final class CertificateRegistry {
     /** Name to its chains, indexed by {@link #typeIndex}: a name has at most one RSA and one ECDSA chain. */
     private final Map<String, CertificateEntry[]> byName;
     private final Map<String, CertificateEntry> byAlias;
+    private final List<CertificateEntry> entries;
     private final List<CertificateEntry> defaults;
     private final int rejected;
 
     private CertificateRegistry(List<CertificateEntry> entries, List<CertificateEntry> defaults, int rejected) {
         this.byName = new HashMap<>();
         this.byAlias = new HashMap<>();
+        this.entries = List.copyOf(entries);
         for (CertificateEntry entry : entries) {
             byAlias.put(entry.alias(), entry);
             for (String name : entry.names()) {
@@ -188,6 +190,11 @@ public final class CertificateRegistry {
     /** The entry {@link CertificateEntry#alias()} names, or {@code null}. */
     public CertificateEntry byAlias(String alias) {
         return byAlias.get(alias);
+    }
+
+    /** Every usable chain, in the order of their file names. */
+    public List<CertificateEntry> entries() {
+        return entries;
     }
 
     public int size() {

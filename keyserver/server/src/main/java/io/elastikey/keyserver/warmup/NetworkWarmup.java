@@ -22,6 +22,7 @@ import io.elastikey.protocol.ski.SkiClientOptions;
 import io.elastikey.protocol.ski.SkiHttpVersion;
 import io.elastikey.protocol.ski.SkiRequest;
 import io.elastikey.protocol.ski.SkiTls;
+import io.elastikey.protocol.warmup.CompilerActivity;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;

@@ -1,5 +1,5 @@
-// CompilerActivity -- tells the warm-up when the JIT has compiled what the requests run: its compilers went quiet.
-package io.elastikey.keyserver.warmup;
+// CompilerActivity -- tells a start-up warm-up (the key server's, the edge's) when the JIT has compiled what it runs.
+package io.elastikey.protocol.warmup;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -15,7 +15,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Not thread-safe: one caller samples it, from its own loop.
  */
-final class CompilerActivity {
+public final class CompilerActivity {
     static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Compiling time per window below which the JIT counts as quiet: 5% of one compiler thread. */
     static final long QUIET_MILLIS = 50;
@@ -27,7 +27,7 @@ final class CompilerActivity {
     private long compilingAtWindowStart;
     private int quietWindows;
 
-    CompilerActivity(long now) {
+    public CompilerActivity(long now) {
         this(now, CompilerActivity::millisSoFar);
     }
 
@@ -38,7 +38,7 @@ final class CompilerActivity {
     }
 
     /** The JIT compilers' accumulated compiling time in milliseconds, or -1 when this JVM does not report it. */
-    static long millisSoFar() {
+    public static long millisSoFar() {
         CompilationMXBean bean = ManagementFactory.getCompilationMXBean();
         return bean != null && bean.isCompilationTimeMonitoringSupported() ? bean.getTotalCompilationTime() : -1;
     }
@@ -47,7 +47,7 @@ final class CompilerActivity {
      * Whether the compilers have been quiet for {@value #QUIET_WINDOWS} whole windows up to {@code now}
      * ({@link System#nanoTime}); cheap between window ends, so a loop may ask it on every turn.
      */
-    boolean quiet(long now) {
+    public boolean quiet(long now) {
         if (now - windowStart < WINDOW_NANOS) {
             return quietWindows >= QUIET_WINDOWS;
         }

@@ -1,11 +1,11 @@
-package io.elastikey.keyserver.warmup;
+package io.elastikey.protocol.warmup;
 
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-import static io.elastikey.keyserver.warmup.CompilerActivity.QUIET_MILLIS;
-import static io.elastikey.keyserver.warmup.CompilerActivity.WINDOW_NANOS;
+import static io.elastikey.protocol.warmup.CompilerActivity.QUIET_MILLIS;
+import static io.elastikey.protocol.warmup.CompilerActivity.WINDOW_NANOS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class CompilerActivityTest {

@@ -1,0 +1,3 @@
+module gohandshake
+
+go 1.22
