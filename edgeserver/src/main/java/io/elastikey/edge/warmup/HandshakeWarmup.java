@@ -34,8 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A fresh edge cost 1.9 ms of CPU per full handshake in its first seconds under load and some 0.3 ms only after
- * 25-40 s, while C2 compiled Netty's TLS glue, the key-operation hand-off and the key-server client under the
+ * A fresh edge cost 1.6-1.9 ms of CPU per full handshake in its first seconds under load and some 0.3 ms only after
+ * 25-30 s, while C2 compiled Netty's TLS glue, the key-operation hand-off and the key-server client under the
  * clients' own handshakes (docs/benchmarks.md, "A fresh edge"). So before the edge binds its listener it makes full
  * handshakes with itself: a listener of its own on a loopback port, with the edge's real pipeline, certificates and
  * key operations, and a client that offers each {@link WarmupCase} in its turns, {@value #IN_FLIGHT} at a time, until
