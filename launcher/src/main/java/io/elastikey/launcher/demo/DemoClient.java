@@ -74,9 +74,11 @@ final class DemoClient {
             // Reading an answer also reads TLS 1.3's session ticket, which the last handshake resumes with.
             String status = get(socket, serverName);
             boolean resumed = edge.metrics().handshakes(true) > resumedBefore;
-            out.printf("  %-7s %-40s %-14s %-7s %6.1f ms  key-server operations %d -> %d  (%s)  %s%n",
+            long keyOpsAfter = keyServerOperations();
+            out.printf("  %-7s %-40s %-14s %-7s %6.1f ms  key-server operations +%d (%,d -> %,d)  (%s)  %s%n",
                     socket.getSession().getProtocol(), socket.getSession().getCipherSuite(), serverName,
-                    resumed ? "resumed" : "full", millis, keyOpsBefore, keyServerOperations(), what, status);
+                    resumed ? "resumed" : "full", millis, keyOpsAfter - keyOpsBefore, keyOpsBefore, keyOpsAfter,
+                    what, status);
         }
     }
 

@@ -79,8 +79,10 @@ public final class SuiteDemo implements Callable<Integer> {
             out.printf("%n  key server     %s (mutual TLS), admin http://%s/metrics%n", address(keyServer.address()),
                     address(keyServer.adminAddress()));
             out.printf("  sample origin  http://%s%n", address(origin.address()));
-            out.printf("  edge server    https://%s, admin http://%s/metrics (certificates only: no private key)%n%n",
+            out.printf("  edge server    https://%s, admin http://%s/metrics (certificates only: no private key)%n",
                     address(edge.address()), address(edge.adminAddress()));
+            out.printf("  warm-up        %,d handshakes of the edge with itself before it listened (%s)%n%n",
+                    edge.warmup().handshakes(), edge.warmup().ending());
             DemoClient client = new DemoClient(setup, edge, keyServer, out);
             client.showHandshakes();
             client.showContent();
