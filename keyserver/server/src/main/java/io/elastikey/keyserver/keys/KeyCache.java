@@ -129,6 +129,15 @@ final class KeyCache implements AutoCloseable {
         return key;
     }
 
+    /** The cached key for {@code identifier}, not counted as a hit or a miss; {@code null} when not cached. */
+    LoadedKey peek(String identifier) {
+        if (packed == null) {
+            return null;
+        }
+        byte[] found = packed.get(PackedKeyTier.keyOf(identifier));
+        return found != null ? unpack(found) : objects.getIfPresent(identifier);
+    }
+
     /** Whether {@code identifier} is cached; not counted as a hit or a miss. */
     boolean contains(String identifier) {
         return packed != null

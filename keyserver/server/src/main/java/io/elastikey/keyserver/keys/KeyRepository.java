@@ -195,8 +195,7 @@ public final class KeyRepository implements AutoCloseable {
             cache.unknown(); // a miss that read the store, as an unknown key's
             return KeyLookup.DENIED;
         }
-        return KeyLookup.of(cache.load(id, generation, k -> unsealer.unseal(stored.keyId(), stored.record())),
-                access);
+        return KeyLookup.of(cache.load(id, generation, k -> parsed(stored)), access);
     }
 
     /**
@@ -552,7 +551,28 @@ public final class KeyRepository implements AutoCloseable {
             cache.unknown();
             return null;
         }
-        return cache.load(id, generation, k -> unsealer.unseal(stored.keyId(), stored.record()));
+        return cache.load(id, generation, k -> parsed(stored));
+    }
+
+    /**
+     * The parsed key of {@code stored}: the one already cached under another of its identifiers when there is one,
+     * else unsealed and parsed. Why: the cache holds a key under the identifier it was asked by, and a start's walk
+     * of the store caches keys under their certificate SHA-1, while the edge and `keys list` name them by key ID and
+     * Keyless by Subject Key Identifier; without this, each first request by another name unsealed and parsed a
+     * key the cache already held, a minute of misses at a million keys right after a start.
+     */
+    private LoadedKey parsed(StoredKey stored) {
+        KeyRecord record = PublicView.decodeOrNull(recordKey(stored.keyId()), stored.record());
+        if (record != null) {
+            LoadedKey twin = cache.peek(cacheIdentifier(stored.keyId(), record));
+            if (twin == null) {
+                twin = cache.peek(KeyIds.hex(stored.keyId()));
+            }
+            if (twin != null && twin.keyId().equals(KeyIds.hex(stored.keyId()))) {
+                return twin;
+            }
+        }
+        return unsealer.unseal(stored.keyId(), stored.record());
     }
 
     /** A key's ID and its stored record, as read for one find. */

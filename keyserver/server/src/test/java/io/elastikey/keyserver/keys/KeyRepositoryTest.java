@@ -312,6 +312,31 @@ class KeyRepositoryTest {
     }
 
     @Test
+    void aKeyTheWalkCachedIsNotUnsealedAgainWhenAskedForByAnotherName() {
+        KeyEntry entry = TestKeys.entry(KeyType.EC_P256, "walked.example.test");
+        String keyId = keys.add(entry);
+        String fingerprint = KeyIds.hex(KeyIds.certificateSha1(entry.certificate()));
+        String keylessSki = KeyIds.hex(KeyIds.keylessSki(entry.certificate().getPublicKey()));
+        assertThat(keys.cacheStoredKeys(cached -> true)).isEqualTo(1);
+        LoadedKey walked = keys.findCached(fingerprint);
+        assertThat(walked).as("the walk caches under the certificate SHA-1").isNotNull();
+        assertThat(keys.findCached(keyId)).isNull();
+
+        // The provider's key objects stay themselves in the cache: the same object means it was not unsealed again.
+        assertThat(keys.find(keyId)).isSameAs(walked);
+        assertThat(keys.find(keylessSki, (id, tags, names) -> true).key()).isSameAs(walked);
+        assertThat(keys.findCached(keyId)).isSameAs(walked);
+        assertThat(keys.findCached(keylessSki)).isSameAs(walked);
+
+        // Removed, it is gone under every name, the walk's and those that reused its key.
+        assertThat(keys.remove(keyId)).isTrue();
+        for (String name : List.of(keyId, fingerprint, keylessSki)) {
+            assertThat(keys.findCached(name)).as(name).isNull();
+            assertThat(keys.find(name)).as(name).isNull();
+        }
+    }
+
+    @Test
     void aRemovalForgetsTheKeyUnderEveryIdentifierItWasCachedByAndNoOtherKey() {
         KeyEntry gone = TestKeys.entry(KeyType.EC_P256, "every-name.example.test");
         String goneId = keys.add(gone);
