@@ -116,6 +116,12 @@ func main() {
 	}()
 	wg.Wait()
 	el := time.Since(start).Seconds()
+	if len(lat) == 0 {
+		fmt.Printf("RESULT keys=%d conns=%d per=%d: no answer in %.1fs, errors %d\n", len(ids), *conns, *per, el,
+			errs.Load())
+		printErrors()
+		os.Exit(1)
+	}
 	sort.Float64s(lat)
 	q := func(p float64) float64 { return lat[int(p*float64(len(lat)-1))] }
 	fmt.Printf("RESULT keys=%d conns=%d per=%d: %.0f/s over %.1fs, errors %d, p50 %.2f p99 %.2f p99.9 %.2f max %.2f ms\n",

@@ -327,6 +327,8 @@ public final class KeyServer implements AutoCloseable {
                 + "was full, and only one EC or Ed25519 miss in eight is offered a place", repository,
                 r -> r.cacheStats().notAdmitted());
         metrics.gauge("elastikey.keys.cache.entries", "Parsed keys held", repository, r -> r.cacheStats().entries());
+        metrics.gauge("elastikey.keys.cache.names", "Certificate SHA-1s and Subject Key Identifiers held for the "
+                + "cached keys, each pointing at its key ID", repository, r -> r.cacheStats().names());
         metrics.gauge("elastikey.keys.cache.bytes", "Estimated memory of the parsed keys held, heap and native",
                 repository, r -> r.cacheStats().bytes());
         metrics.gauge("elastikey.keys.cache.capacity.bytes", "The parsed-key cache's bound (keys.cache)", repository,

@@ -17,6 +17,7 @@ import java.math.BigInteger;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.Signature;
 import java.security.interfaces.RSAPublicKey;
@@ -89,6 +90,9 @@ class SkiErrorsTest {
                   client cn edge-other
                   allow tag other
                 """.formatted(KeyServerFixture.fingerprintOf(fixture.pki().client())));
+        // A hot-key file that names every key but the fresh one, so that the start loads the others and not it.
+        Files.write(dir.resolve("hot-keys"), KEYS.values().stream()
+                .map(key -> KeyIds.keyId(key.pair().getPublic())).toList());
         fixture.start();
         for (HttpClient.Version version : HttpClient.Version.values()) {
             CLIENTS.put(version, fixture.client(version));
@@ -224,7 +228,7 @@ class SkiErrorsTest {
 
     @Test
     void aDeniedKeyIsNotUnsealedOnTheCallersBehalf() throws Exception {
-        // A key nobody has asked for yet: not in the parsed-key cache, so a denial must come from its clear fields.
+        // A key the start did not load (not in the hot-key file) nor anyone asked for: a denial comes from its clear fields.
         TestKey fresh = freshKey;
         double missesBefore = fixture.metrics().value("elastikey_keys_cache_misses_total");
         double entriesBefore = fixture.metrics().value("elastikey_keys_cache_entries");

@@ -77,6 +77,17 @@ public final class OptionConverters {
         }
     }
 
+    static final class KeyNameConverter implements ITypeConverter<KeyName> {
+        @Override
+        public KeyName convert(String value) {
+            return switch (value.toLowerCase(Locale.ROOT)) {
+                case "certificate-sha1" -> KeyName.CERTIFICATE_SHA1;
+                case "keyless-ski", "ski" -> KeyName.KEYLESS_SKI;
+                default -> throw new TypeConversionException("'" + value + "' is not certificate-sha1 or keyless-ski");
+            };
+        }
+    }
+
     /** Seconds as a plain number, or a number with ms, s, m or h. */
     public static final class DurationConverter implements ITypeConverter<Duration> {
         @Override

@@ -24,7 +24,8 @@ import io.elastikey.protocol.ski.SkiMethod;
 /**
  * The public halves of the keys under test, read from the certificates {@code ./elastikey keys export-public} writes
  * or from a key list ({@link KeyListFile}). The generator needs only three things per key: the name clients send as
- * {@code spki} (the certificate's SHA-1 fingerprint in upper-case hex, what existing SKI clients send), the key's
+ * {@code spki} (the certificate's SHA-1 fingerprint in upper-case hex, what existing SKI clients send, or another
+ * 20-byte {@link KeyName}), the key's
  * type (which requests it can serve) and its SubjectPublicKeyInfo, to check answers and to encrypt RSA pre-master
  * secrets.
  *
@@ -106,11 +107,18 @@ final class SkiKeySet {
      * @throws IllegalArgumentException when no key of the file can serve the method, naming the types it holds
      */
     static SkiKeySet load(Path file, SkiMethod method, SignatureScheme scheme, int limit) throws IOException {
+        return load(file, method, scheme, limit, KeyName.CERTIFICATE_SHA1);
+    }
+
+    /** {@link #load(Path, SkiMethod, SignatureScheme, int)}, each key named by {@code name} instead. */
+    static SkiKeySet load(Path file, SkiMethod method, SignatureScheme scheme, int limit, KeyName name)
+            throws IOException {
         Predicate<KeyType> fits = fits(method, scheme);
         Builder builder = new Builder();
         Set<KeyType> seen = read(file, entry -> {
             if (fits.test(entry.type())) {
-                builder.add(entry);
+                builder.add(name == KeyName.CERTIFICATE_SHA1 ? entry
+                        : new KeyEntry(name.of(entry), entry.type(), entry.spkiDer()));
             }
             return builder.size < limit;
         });

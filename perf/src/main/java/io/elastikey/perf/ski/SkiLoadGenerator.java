@@ -125,6 +125,11 @@ public final class SkiLoadGenerator implements Callable<Integer> {
                     + "over the file) (default: ${DEFAULT-VALUE}).")
     KeyOrder keyOrder;
 
+    @Option(names = "--key-name", converter = OptionConverters.KeyNameConverter.class,
+            description = "The name sent for each key: certificate-sha1 (what SKI clients send) or keyless-ski "
+                    + "(the Subject Key Identifier Keyless clients send) (default: the protocol's client's).")
+    KeyName keyName;
+
     @Option(names = "--zipf-exponent", defaultValue = "1.1", paramLabel = "S",
             description = "With --key-order zipf: the exponent s, > 0; higher is more skewed "
                     + "(default: ${DEFAULT-VALUE}).")
@@ -241,7 +246,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         SignatureScheme signScheme = schemeOrNull();
         SkiMethod method = method();
         long loading = System.nanoTime();
-        SkiKeySet keys = SkiKeySet.load(keysFile, method, signScheme, keyLimit != null ? keyLimit : Integer.MAX_VALUE);
+        SkiKeySet keys = SkiKeySet.load(keysFile, method, signScheme, keyLimit != null ? keyLimit : Integer.MAX_VALUE,
+                keyName != null ? keyName : KeyName.sentBy(protocol));
         out.printf("read %,d keys from %s in %.1f s%n", keys.size(), keysFile, (System.nanoTime() - loading) / 1e9);
         SkiWorkload workload = SkiWorkload.prepare(keys, method, hash, signScheme, keyOrder, zipfExponent,
                 SkiWorkload.defaultVariants(keys.size()));
@@ -374,6 +380,8 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         settings.put("scheme", method() == SkiMethod.SIGN ? scheme : "");
         settings.put("keys", keys.size());
         settings.put("key_order", keyOrder.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        settings.put("key_name", (keyName != null ? keyName : KeyName.sentBy(protocol)).name()
+                .toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
         if (keyOrder == KeyOrder.ZIPF) {
             settings.put("zipf_exponent", zipfExponent);
         }

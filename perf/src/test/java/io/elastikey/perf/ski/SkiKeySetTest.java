@@ -14,6 +14,7 @@ import java.util.stream.LongStream;
 import io.elastikey.perf.ski.SkiWorkload.KeyOrder;
 import io.elastikey.protocol.pki.CertificateAuthority;
 import io.elastikey.protocol.pki.IssuedCertificate;
+import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.pki.KeyType;
 import io.elastikey.protocol.pki.PemFiles;
 import io.elastikey.protocol.pki.Validity;
@@ -49,6 +50,17 @@ class SkiKeySetTest {
                 .formatHex(MessageDigest.getInstance("SHA-1").digest(ec.certificate().getEncoded()));
         assertThat(keys.keys()).extracting(SkiKeySet.Key::spki).hasSize(2).first().isEqualTo(fingerprint);
         assertThat(keys.keys()).extracting(SkiKeySet.Key::type).containsExactly(KeyType.EC_P256, KeyType.ED25519);
+    }
+
+    @Test
+    void aKeylessClientsKeysAreNamedByTheirSubjectKeyIdentifier() throws Exception {
+        SkiKeySet keys = SkiKeySet.load(keysFile, SkiMethod.SIGN, null, 10, KeyName.KEYLESS_SKI);
+
+        assertThat(keys.keys()).extracting(SkiKeySet.Key::spki).containsExactly(
+                HexFormat.of().withUpperCase().formatHex(KeyIds.keylessSki(ec.certificate().getPublicKey())),
+                HexFormat.of().withUpperCase().formatHex(KeyIds.keylessSki(ed.certificate().getPublicKey())));
+        assertThat(KeyName.sentBy(SkiLoadGenerator.Protocol.KEYLESS)).isEqualTo(KeyName.KEYLESS_SKI);
+        assertThat(KeyName.sentBy(SkiLoadGenerator.Protocol.SKI)).isEqualTo(KeyName.CERTIFICATE_SHA1);
     }
 
     @Test

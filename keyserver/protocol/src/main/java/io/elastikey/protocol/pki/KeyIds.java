@@ -63,7 +63,12 @@ public final class KeyIds {
 
     /** The Keyless Subject Key Identifier: SHA-1 over the subjectPublicKey bit string's contents, 20 bytes. */
     public static byte[] keylessSki(PublicKey key) {
-        byte[] bits = SubjectPublicKeyInfo.getInstance(spki(key)).getPublicKeyData().getOctets();
+        return keylessSki(spki(key));
+    }
+
+    /** {@link #keylessSki(PublicKey)} of a SubjectPublicKeyInfo DER (for a client that holds only that). */
+    public static byte[] keylessSki(byte[] spkiDer) {
+        byte[] bits = SubjectPublicKeyInfo.getInstance(spkiDer).getPublicKeyData().getOctets();
         return digest("SHA-1", bits);
     }
 

@@ -6,6 +6,8 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 
 import io.elastikey.protocol.pki.KeyIds;
+import io.elastikey.store.elastic.hot.FixedEntryTable;
+import io.elastikey.store.elastic.hot.HotTier;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -22,10 +25,16 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
- * Parsed keys by the identifier a client named them with, so a hot key is unsealed and parsed once rather than on
- * every handshake, and costs one hash lookup and no store read at all, even when the client names it by certificate
- * fingerprint. A key named by two identifiers (its key ID and a fingerprint, say) is cached twice; clients name a
- * key one way, so that costs little, and it spares every entry an alias map beside it.
+ * Parsed keys by key ID, so a hot key is unsealed and parsed once rather than on every handshake, and costs a hash
+ * lookup or two and no store read at all, whatever name the client uses.
+ *
+ * <p><b>One entry per key, and its other names beside it.</b> Clients name a key three ways: our edge and {@code
+ * keys list} by key ID, SKI clients by certificate SHA-1, Keyless clients by Subject Key Identifier. The 20-byte
+ * names are kept in a table of their own ({@link FixedEntryTable}, native memory), each pointing at the key ID,
+ * 75 to 112 bytes a name; a second copy of the key under each name, as this cache once held them, took some 300
+ * bytes a name, and a start that cached keys under one name missed every request by another. A name whose key has
+ * left the cache is dropped when that table next grows. Other 32-byte names (Keyless's modulus digest of an RSA
+ * key) are cached as a second entry.
  *
  * <p>Two parts, by what a key is:
  * <ul>
@@ -68,6 +77,8 @@ final class KeyCache implements AutoCloseable {
     private final PackedKeyTier packed;
     /** Keys that do not pack; {@code null} when the cache is disabled. */
     private final Cache<String, LoadedKey> objects;
+    /** Certificate SHA-1s and Subject Key Identifiers of cached keys, to their key IDs; {@code null} when disabled. */
+    private final FixedEntryTable names;
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder objectEvictions = new LongAdder();
@@ -89,23 +100,42 @@ final class KeyCache implements AutoCloseable {
                 .weigher(KeyFootprint::of)
                 .evictionListener((String identifier, LoadedKey key, RemovalCause cause) -> evicted(cause))
                 .build();
+        this.names = capacityBytes == 0 ? null : new FixedEntryTable(KeyIds.SHA1_LENGTH, KeyIds.SHA256_LENGTH,
+                (name, keyId) -> holds(keyId));
     }
 
-    /** The cached key for an identifier (key ID or alias), counted as a hit; {@code null} when not cached. */
+    /**
+     * The cached key for an identifier (key ID or another name, normal form), counted as a hit; {@code null} when not
+     * cached.
+     */
     LoadedKey lookup(String identifier) {
-        if (packed == null) {
-            return null;
-        }
-        byte[] found = packed.get(PackedKeyTier.keyOf(identifier));
-        if (found != null) {
-            hits.increment();
-            return unpack(found);
-        }
-        LoadedKey key = objects.getIfPresent(identifier);
+        LoadedKey key = cached(identifier, true);
         if (key != null) {
             hits.increment();
         }
         return key;
+    }
+
+    /** The key cached under {@code identifier} or the key ID it names; counted for admission when {@code count}. */
+    private LoadedKey cached(String identifier, boolean count) {
+        if (packed == null) {
+            return null;
+        }
+        byte[] keyId = keyIdNamed(identifier);
+        if (keyId == null) {
+            return null;
+        }
+        byte[] found = count ? packed.get(keyId) : packed.peek(keyId);
+        if (found != null) {
+            return unpack(found);
+        }
+        return objects.getIfPresent(identifier.length() == 2 * KeyIds.SHA1_LENGTH ? KeyIds.hex(keyId) : identifier);
+    }
+
+    /** The table key an identifier is cached under: itself, or for a 20-byte name the key ID it points at. */
+    private byte[] keyIdNamed(String identifier) {
+        byte[] bytes = KeyIds.parse(identifier);
+        return bytes.length == KeyIds.SHA1_LENGTH ? names.get(bytes) : bytes;
     }
 
     /**
@@ -123,7 +153,7 @@ final class KeyCache implements AutoCloseable {
     LoadedKey load(String identifier, long readGeneration, Function<String, LoadedKey> loader) {
         misses.increment();
         LoadedKey key = loader.apply(identifier);
-        if (packed != null && key != null && !admit(identifier, readGeneration, key, false)) {
+        if (packed != null && key != null && !cache(identifier, readGeneration, key, false)) {
             notAdmitted.increment();
         }
         return key;
@@ -131,38 +161,119 @@ final class KeyCache implements AutoCloseable {
 
     /** The cached key for {@code identifier}, not counted as a hit or a miss; {@code null} when not cached. */
     LoadedKey peek(String identifier) {
-        if (packed == null) {
-            return null;
-        }
-        byte[] found = packed.get(PackedKeyTier.keyOf(identifier));
-        return found != null ? unpack(found) : objects.getIfPresent(identifier);
+        return cached(identifier, false);
     }
 
     /** Whether {@code identifier} is cached; not counted as a hit or a miss. */
     boolean contains(String identifier) {
-        return packed != null
-                && (packed.contains(PackedKeyTier.keyOf(identifier)) || objects.getIfPresent(identifier) != null);
+        if (packed == null) {
+            return false;
+        }
+        byte[] keyId = keyIdNamed(identifier);
+        return keyId != null && (packed.contains(keyId) || objects.getIfPresent(KeyIds.hex(keyId)) != null
+                || objects.getIfPresent(identifier) != null);
     }
 
     /**
-     * Caches a key a bulk reader loaded ({@link KeyRepository#preload}), unless an invalidation happened since
-     * {@code readGeneration}; not counted as a miss. Returns {@code false}, caching nothing, once the key's part of
-     * the cache has no room left: a bulk load, hottest first, then has nothing better to offer than what is in.
+     * Caches a key a bulk reader loaded ({@link KeyRepository#preload}, the walk) under its key ID and the other
+     * {@code names} given (normal form), unless an invalidation happened since {@code readGeneration}; not counted
+     * as a miss. Returns {@code false}, caching nothing more, once the cache has no room left: a bulk load, hottest
+     * first, then has nothing better to offer than what is in.
      */
-    boolean offer(String identifier, long readGeneration, LoadedKey key) {
-        return packed != null && admit(identifier, readGeneration, key, true);
+    boolean offer(Collection<String> names, long readGeneration, LoadedKey key) {
+        if (packed == null || !roomFor(key) || !cache(key.keyId(), readGeneration, key, true)) {
+            return false;
+        }
+        for (String name : names) {
+            addName(name, key.keyId(), readGeneration, key, true);
+        }
+        return true;
     }
 
     /**
-     * Caches {@code key} in its part: packed if it packs, else as an object. A miss ({@code bulk} false) may take a
-     * colder entry's place (packed) or one place in {@value #FULL_ADMIT_ONE_IN} (objects) once full; a bulk load
-     * takes only free room. A key cached after an invalidation since {@code readGeneration} is forgotten again.
-     * Returns whether it was cached.
+     * When the key of {@code keyId} is cached: adds {@code names} for it (while there is room) and returns {@code
+     * true}, so a bulk load need not unseal it again; else {@code false}.
+     */
+    boolean offerNames(Collection<String> names, String keyId, long readGeneration) {
+        if (packed == null || !containsKeyId(keyId)) {
+            return false;
+        }
+        for (String name : names) {
+            if (full()) {
+                break;
+            }
+            addName(name, keyId, readGeneration, null, true);
+        }
+        return true;
+    }
+
+    /** Whether the packed keys and the names leave no room for a bulk load. */
+    private boolean full() {
+        return packed.usedBytes() + names.reservedBytes() >= capacityBytes;
+    }
+
+    /** Whether a bulk load has room for {@code key} beside the packed keys and the names. */
+    private boolean roomFor(LoadedKey key) {
+        byte[] packedKey = PackedKey.pack(key);
+        if (packedKey == null) {
+            return !full();
+        }
+        Arrays.fill(packedKey, (byte) 0);
+        return packed.usedBytes() + names.reservedBytes() + HotTier.cost(KeyIds.SHA256_LENGTH, packedKey.length)
+                <= capacityBytes;
+    }
+
+    /**
+     * Caches {@code key} under its key ID, if it is not there, and then under {@code identifier} when that is another
+     * name: a 20-byte name as a pointer to the key ID, a 32-byte one as a second entry. See {@link #admit}.
+     */
+    private boolean cache(String identifier, long readGeneration, LoadedKey key, boolean bulk) {
+        String keyId = key.keyId();
+        if (!bulk && !identifier.equals(keyId)) {
+            packed.countAccess(KeyIds.parse(keyId)); // asked for by another name: the lookup counted that one
+        }
+        if (!containsKeyId(keyId) && !admit(keyId, readGeneration, key, bulk)) {
+            return false;
+        }
+        return identifier.equals(keyId) || addName(identifier, keyId, readGeneration, key, bulk);
+    }
+
+    /**
+     * Caches {@code name} for the cached key of {@code keyId}: a 20-byte name as a pointer to the key ID, another
+     * as a second entry of {@code key} (looked up when {@code null}).
+     */
+    private boolean addName(String name, String keyId, long readGeneration, LoadedKey key, boolean bulk) {
+        if (name.length() != 2 * KeyIds.SHA1_LENGTH) {
+            LoadedKey entry = key != null ? key : peek(keyId);
+            return entry != null && admit(name, readGeneration, entry, bulk);
+        }
+        byte[] nameBytes = KeyIds.parse(name);
+        names.put(nameBytes, KeyIds.parse(keyId));
+        if (generation.get() != readGeneration) {
+            names.remove(nameBytes); // raced with a remove or update, as in admit
+        }
+        return true;
+    }
+
+    private boolean containsKeyId(String keyId) {
+        return packed.contains(KeyIds.parse(keyId)) || objects.getIfPresent(keyId) != null;
+    }
+
+    /** Whether the key of this key ID is still cached: a name of it is worth keeping. */
+    private boolean holds(byte[] keyId) {
+        return packed.contains(keyId) || objects.getIfPresent(KeyIds.hex(keyId)) != null;
+    }
+
+    /**
+     * Caches {@code key} under {@code identifier} in its part: packed if it packs, else as an object. A miss ({@code
+     * bulk} false) may take a colder entry's place (packed) or one place in {@value #FULL_ADMIT_ONE_IN} (objects) once
+     * full; a bulk load takes only free room. A key cached after an invalidation since {@code readGeneration} is
+     * forgotten again. Returns whether it was cached.
      */
     private boolean admit(String identifier, long readGeneration, LoadedKey key, boolean bulk) {
         byte[] packedKey = PackedKey.pack(key);
         boolean cached = packedKey != null
-                ? packed.admit(PackedKeyTier.keyOf(identifier), packedKey, !bulk)
+                ? packed.admit(KeyIds.parse(identifier), packedKey, !bulk)
                 : admitObject(identifier, key, bulk);
         if (cached && generation.get() != readGeneration) {
             forget(identifier); // raced with a remove or update: the caller gets what it read, nobody else
@@ -206,7 +317,7 @@ final class KeyCache implements AutoCloseable {
         objectsFull = false;
         if (packed != null && !identifiers.isEmpty()) {
             objects.invalidateAll(identifiers);
-            identifiers.forEach(identifier -> packed.remove(PackedKeyTier.keyOf(identifier)));
+            identifiers.forEach(this::removeFromTables);
         }
     }
 
@@ -217,6 +328,7 @@ final class KeyCache implements AutoCloseable {
         if (packed != null) {
             objects.invalidateAll();
             packed.clear();
+            names.clear();
         }
     }
 
@@ -240,7 +352,8 @@ final class KeyCache implements AutoCloseable {
      * state; returns the entries written. Key objects (RSA and the like) are not in it: a hot-key reload brings them.
      */
     long saveSnapshot(Path file, Sealer sealer, long writeSequence, long keyCount, int chunk) throws IOException {
-        return packed == null ? 0 : KeyCacheSnapshot.write(file, packed, sealer, writeSequence, keyCount, chunk);
+        return packed == null ? 0
+                : KeyCacheSnapshot.write(file, packed, names, sealer, writeSequence, keyCount, chunk);
     }
 
     /** Takes what {@link #saveSnapshot} wrote, if the store is as it was then; the file is gone afterwards. */
@@ -255,33 +368,60 @@ final class KeyCache implements AutoCloseable {
 
     /**
      * One entry of a snapshot, taken into free room only. Checked as a key read from the store would be: an
-     * identifier in its normal form, and a packed key its parser rebuilds.
+     * identifier in its normal form, and a packed key its parser rebuilds; a name only for a key already taken. A
+     * key under another identifier than its key ID (a snapshot of a build that cached keys by the name asked for)
+     * is taken under its key ID, and that identifier as its name.
      */
-    private KeyCacheSnapshot.Taken restore(byte[] identifier, byte[] packedKey) {
+    private KeyCacheSnapshot.Taken restore(byte[] identifier, byte[] value) {
+        String id;
         try {
-            String id = new String(identifier, StandardCharsets.US_ASCII);
+            id = new String(identifier, StandardCharsets.US_ASCII);
             if (!id.equals(KeyIds.normalize(id))) {
                 return KeyCacheSnapshot.Taken.SKIPPED;
             }
-            PackedKey.unpack(packedKey, parser);
+            if (value.length == KeyIds.SHA256_LENGTH) {
+                return restoreName(KeyIds.parse(id), value);
+            }
+            PackedKey.unpack(value, parser);
         } catch (IllegalArgumentException | GeneralSecurityException | java.nio.BufferUnderflowException
                  | ArrayIndexOutOfBoundsException e) {
             return KeyCacheSnapshot.Taken.SKIPPED;
         }
-        return packed.admit(identifier, packedKey, false) ? KeyCacheSnapshot.Taken.CACHED
-                : KeyCacheSnapshot.Taken.FULL;
+        byte[] keyId = KeyIds.parse(PackedKey.keyIdOf(value));
+        if (packed.usedBytes() + names.reservedBytes() >= capacityBytes
+                || !packed.contains(keyId) && !packed.admit(keyId, value, false)) {
+            return KeyCacheSnapshot.Taken.FULL;
+        }
+        byte[] name = KeyIds.parse(id);
+        if (Arrays.equals(name, keyId)) {
+            return KeyCacheSnapshot.Taken.CACHED;
+        }
+        if (name.length == KeyIds.SHA1_LENGTH) {
+            names.put(name, keyId);
+        } else {
+            packed.admit(name, value, false);
+        }
+        return KeyCacheSnapshot.Taken.CACHED;
+    }
+
+    private KeyCacheSnapshot.Taken restoreName(byte[] name, byte[] keyId) {
+        if (name.length != KeyIds.SHA1_LENGTH || !packed.contains(keyId)) {
+            return KeyCacheSnapshot.Taken.SKIPPED;
+        }
+        names.put(name, keyId);
+        return KeyCacheSnapshot.Taken.NAMED;
     }
 
     KeyCacheStats stats() {
         if (packed == null) {
-            return new KeyCacheStats(hits.sum(), misses.sum(), 0, 0, 0, 0, 0);
+            return new KeyCacheStats(hits.sum(), misses.sum(), 0, 0, 0, 0, 0, 0);
         }
         fitObjectsBesidePackedKeys();
         objects.cleanUp();
         long objectBytes = objects.policy().eviction().map(e -> e.weightedSize().orElse(0L)).orElse(0L);
         return new KeyCacheStats(hits.sum(), misses.sum(), objectEvictions.sum() + packed.evictions(),
-                notAdmitted.sum(), objects.estimatedSize() + packed.entries(), objectBytes + packed.usedBytes(),
-                capacityBytes);
+                notAdmitted.sum(), objects.estimatedSize() + packed.entries(), names.entries(),
+                objectBytes + packed.usedBytes() + names.reservedBytes(), capacityBytes);
     }
 
     /** Frees the packed part's native memory; lookups afterwards miss. */
@@ -289,12 +429,13 @@ final class KeyCache implements AutoCloseable {
     public void close() {
         if (packed != null) {
             packed.close();
+            names.close();
         }
     }
 
     /** Gives the object part what the packed keys leave of the capacity (when that moved by more than 1/64). */
     private void fitObjectsBesidePackedKeys() {
-        long room = Math.max(0, capacityBytes - packed.usedBytes());
+        long room = Math.max(0, capacityBytes - packed.usedBytes() - names.reservedBytes());
         objects.policy().eviction().ifPresent(e -> {
             if (Math.abs(e.getMaximum() - room) > capacityBytes / 64) {
                 e.setMaximum(room);
@@ -304,7 +445,16 @@ final class KeyCache implements AutoCloseable {
 
     private void forget(String identifier) {
         objects.invalidate(identifier);
-        packed.remove(PackedKeyTier.keyOf(identifier));
+        removeFromTables(identifier);
+    }
+
+    private void removeFromTables(String identifier) {
+        byte[] bytes = KeyIds.parse(identifier);
+        if (bytes.length == KeyIds.SHA1_LENGTH) {
+            names.remove(bytes);
+        } else {
+            packed.remove(bytes);
+        }
     }
 
     private LoadedKey unpack(byte[] packedKey) {

@@ -1,6 +1,9 @@
 // KeyCacheSnapshot -- the parsed-key cache's packed keys, sealed to one file at a stop and read back whole at the next start.
 package io.elastikey.keyserver.keys;
 
+import io.elastikey.protocol.pki.KeyIds;
+import io.elastikey.store.elastic.hot.FixedEntryTable;
+
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -9,6 +12,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -38,7 +42,9 @@ import java.util.Arrays;
  *
  * <p>Layout: a header {@code "EKCS" | version (1) | write sequence (8) | key count (8)}, in the clear; then chunks,
  * each {@code last (1 byte, 0 or 1) | sealed length (4) | sealed}; a chunk's plaintext is entries, each {@code
- * identifier length (1) | identifier (UTF-8) | packed length (2) | packed key}.
+ * identifier length (1) | identifier (hex, ASCII) | packed length (2) | packed key}: first every packed key under its
+ * key ID, hottest first, then every other name the cache holds for them, each with the 32 bytes of its key's ID in
+ * place of a packed key (which is always longer).
  */
 public final class KeyCacheSnapshot {
     static final String PURPOSE = "parsed-key cache snapshot v1";
@@ -65,8 +71,11 @@ public final class KeyCacheSnapshot {
         }
     }
 
-    /** Whether a key of the snapshot could be taken; {@link #FULL} ends the load. */
-    enum Taken { CACHED, SKIPPED, FULL }
+    /**
+     * Whether an entry of the snapshot could be taken: a key {@link #CACHED}, another name of a cached key {@link
+     * #NAMED} (not counted as a key); {@link #FULL} ends the load.
+     */
+    enum Taken { CACHED, NAMED, SKIPPED, FULL }
 
     /** Where the entries of a snapshot go: the cache, which checks each one. */
     interface Sink {
@@ -80,14 +89,14 @@ public final class KeyCacheSnapshot {
      * Replaces {@code file} with the entries of {@code tier}, hottest first, stamped with the store's state. Returns
      * the entries written.
      */
-    static long write(Path file, PackedKeyTier tier, Sealer sealer, long writeSequence, long keyCount)
-            throws IOException {
-        return write(file, tier, sealer, writeSequence, keyCount, CHUNK);
+    static long write(Path file, PackedKeyTier tier, FixedEntryTable names, Sealer sealer, long writeSequence,
+                      long keyCount) throws IOException {
+        return write(file, tier, names, sealer, writeSequence, keyCount, CHUNK);
     }
 
-    /** {@link #write(Path, PackedKeyTier, Sealer, long, long)} in chunks of at most {@code chunk} bytes. */
-    static long write(Path file, PackedKeyTier tier, Sealer sealer, long writeSequence, long keyCount, int chunk)
-            throws IOException {
+    /** {@link #write(Path, PackedKeyTier, FixedEntryTable, Sealer, long, long)} in chunks of at most {@code chunk}. */
+    static long write(Path file, PackedKeyTier tier, FixedEntryTable names, Sealer sealer, long writeSequence,
+                      long keyCount, int chunk) throws IOException {
         byte[] header = header(writeSequence, keyCount);
         Path temporary = file.resolveSibling(file.getFileName() + ".tmp");
         Files.deleteIfExists(temporary);
@@ -98,10 +107,10 @@ public final class KeyCacheSnapshot {
             out.write(header);
             ChunkWriter chunks = new ChunkWriter(out, sealer, header, chunk);
             IOException[] failed = {null};
-            tier.forEachHottest((identifier, packed) -> {
+            tier.forEachHottest((keyId, packed) -> {
                 try {
-                    if (identifier.length <= 255 && packed.length <= 0xffff) {
-                        chunks.add(identifier, packed);
+                    if (packed.length <= 0xffff) {
+                        chunks.add(hexAscii(keyId), packed);
                         written[0]++;
                     }
                     return true;
@@ -112,6 +121,17 @@ public final class KeyCacheSnapshot {
                     Arrays.fill(packed, (byte) 0);
                 }
             }, true);
+            if (failed[0] == null) {
+                names.forEach((name, keyId) -> {
+                    try {
+                        if (failed[0] == null) {
+                            chunks.add(hexAscii(name), keyId);
+                        }
+                    } catch (IOException e) {
+                        failed[0] = e;
+                    }
+                });
+            }
             if (failed[0] != null) {
                 throw failed[0];
             }
@@ -220,6 +240,10 @@ public final class KeyCacheSnapshot {
             }
         }
         return true;
+    }
+
+    private static byte[] hexAscii(byte[] bytes) {
+        return KeyIds.hex(bytes).getBytes(StandardCharsets.US_ASCII);
     }
 
     private static byte[] header(long writeSequence, long keyCount) {

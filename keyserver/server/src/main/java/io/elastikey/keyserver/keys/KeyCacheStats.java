@@ -10,12 +10,13 @@ package io.elastikey.keyserver.keys;
  * @param misses        finds that read the store
  * @param evictions     keys dropped to stay within the capacity
  * @param notAdmitted   misses answered without caching the key, because the cache was full ({@link KeyCache})
- * @param entries       parsed keys held now (a key named by two identifiers counts twice)
- * @param bytes         their estimated memory, heap and native ({@link KeyFootprint})
+ * @param entries       parsed keys held now, each once whatever names it is asked for by
+ * @param names         certificate SHA-1s and Subject Key Identifiers held for those keys ({@link KeyCache})
+ * @param bytes         their estimated memory, heap and native ({@link KeyFootprint}), names included
  * @param capacityBytes the configured bound; 0 when the cache is disabled
  */
-public record KeyCacheStats(long hits, long misses, long evictions, long notAdmitted, long entries, long bytes,
-                            long capacityBytes) {
+public record KeyCacheStats(long hits, long misses, long evictions, long notAdmitted, long entries, long names,
+                            long bytes, long capacityBytes) {
     /** Hits over all finds, or 0 before the first find. */
     public double hitRatio() {
         long total = hits + misses;

@@ -18,11 +18,13 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.LongPredicate;
 import java.util.function.Predicate;
@@ -58,6 +60,16 @@ public final class KeyRepository implements AutoCloseable {
     private final KeyCache cache;
     private final Kek kek;
     private final Sealer snapshotSealer;
+    /**
+     * The kinds of 20-byte name clients of this process have asked for keys by ({@link AliasKind} code bits), which
+     * a bulk load caches beside each key's ID; none yet means {@link #DEFAULT_BULK_NAMES}.
+     */
+    private final AtomicInteger namesAsked = new AtomicInteger();
+    /**
+     * What a bulk load names keys by before any client has asked: the certificate SHA-1, what existing SKI clients
+     * send. A Keyless client's Subject Key Identifiers join at its first miss: each name costs 75 to 112 bytes a key.
+     */
+    private static final int DEFAULT_BULK_NAMES = 1 << AliasKind.CERTIFICATE_SHA1.code();
 
     /**
      * A repository on {@code store}, which the caller keeps and closes.
@@ -195,7 +207,7 @@ public final class KeyRepository implements AutoCloseable {
             cache.unknown(); // a miss that read the store, as an unknown key's
             return KeyLookup.DENIED;
         }
-        return KeyLookup.of(cache.load(id, generation, k -> parsed(stored)), access);
+        return KeyLookup.of(cache.load(id, generation, k -> parsed(id, stored)), access);
     }
 
     /**
@@ -268,8 +280,16 @@ public final class KeyRepository implements AutoCloseable {
             if (record == null) {
                 continue;
             }
+            KeyRecord decoded = PublicView.decodeOrNull(recordKey(keyId), record);
+            List<String> names = decoded == null ? new ArrayList<>() : bulkNames(decoded);
+            if (!id.equals(KeyIds.hex(keyId)) && !names.contains(id)) {
+                names.add(id);
+            }
+            if (cache.offerNames(names, KeyIds.hex(keyId), generation)) {
+                continue;
+            }
             try {
-                if (!cache.offer(id, generation, unsealer.unseal(keyId, record))) {
+                if (!cache.offer(names, generation, unsealer.unseal(keyId, record))) {
                     break;
                 }
                 cached++;
@@ -281,8 +301,9 @@ public final class KeyRepository implements AutoCloseable {
     }
 
     /**
-     * Loads stored keys into the parsed-key cache in the store's own order, each under its certificate SHA-1 (what
-     * SKI clients name a key by; its key ID when it has no certificate), while the cache has free room and {@code
+     * Loads stored keys into the parsed-key cache in the store's own order, each under its key ID and the names
+     * clients ask by ({@link #bulkNames}: the certificate SHA-1 SKI clients send, until a client asks by another),
+     * while the cache has free room and {@code
      * visited} agrees to go on. For a start that has no hot-key file to follow: the first after {@code keys
      * generate} or {@code import}, or any start that finds none. Waiting for clients' misses instead leaves a server
      * over a million keys missing for many minutes under a uniform load (a third of its lookups after 17 minutes in
@@ -303,10 +324,9 @@ public final class KeyRepository implements AutoCloseable {
                 }
                 byte[] keyId = StoreLayout.keyIdOf(key);
                 KeyRecord record = PublicView.decodeOrNull(key, value);
-                String identifier = record == null ? null : cacheIdentifier(keyId, record);
-                if (identifier != null && !cache.contains(identifier)) {
+                if (record != null && !cache.offerNames(bulkNames(record), KeyIds.hex(keyId), generation)) {
                     try {
-                        if (!cache.offer(identifier, generation, unsealer.unseal(keyId, value, record))) {
+                        if (!cache.offer(bulkNames(record), generation, unsealer.unseal(keyId, value, record))) {
                             throw StopWalk.INSTANCE; // full: no free room left for a bulk load
                         }
                         cached[0]++;
@@ -322,12 +342,6 @@ public final class KeyRepository implements AutoCloseable {
             // full, or told to stop
         }
         return cached[0];
-    }
-
-    /** The identifier a walk caches a stored key under: its certificate SHA-1, or its key ID without one. */
-    private static String cacheIdentifier(byte[] keyId, KeyRecord record) {
-        byte[] certificate = record.alias(AliasKind.CERTIFICATE_SHA1);
-        return KeyIds.hex(certificate != null ? certificate : keyId);
     }
 
     private void readRecords(List<byte[]> keyIds, Map<String, byte[]> records) {
@@ -551,28 +565,47 @@ public final class KeyRepository implements AutoCloseable {
             cache.unknown();
             return null;
         }
-        return cache.load(id, generation, k -> parsed(stored));
+        return cache.load(id, generation, k -> parsed(id, stored));
     }
 
     /**
-     * The parsed key of {@code stored}: the one already cached under another of its identifiers when there is one,
-     * else unsealed and parsed. Why: the cache holds a key under the identifier it was asked by, and a start's walk
-     * of the store caches keys under their certificate SHA-1, while the edge and `keys list` name them by key ID and
-     * Keyless by Subject Key Identifier; without this, each first request by another name unsealed and parsed a
-     * key the cache already held, a minute of misses at a million keys right after a start.
+     * The parsed key of {@code stored}, asked for by {@code id}: the one already cached under its key ID when there
+     * is one (asked for by a name the cache did not hold yet), else unsealed and parsed. Notes which kind of name
+     * {@code id} is, for the bulk loads to come ({@link #namesAsked}).
      */
-    private LoadedKey parsed(StoredKey stored) {
+    private LoadedKey parsed(String id, StoredKey stored) {
+        String keyId = KeyIds.hex(stored.keyId());
+        if (!id.equals(keyId)) {
+            noteNameAsked(KeyIds.parse(id), stored);
+        }
+        LoadedKey cached = cache.peek(keyId);
+        return cached != null ? cached : unsealer.unseal(stored.keyId(), stored.record());
+    }
+
+    private void noteNameAsked(byte[] name, StoredKey stored) {
         KeyRecord record = PublicView.decodeOrNull(recordKey(stored.keyId()), stored.record());
-        if (record != null) {
-            LoadedKey twin = cache.peek(cacheIdentifier(stored.keyId(), record));
-            if (twin == null) {
-                twin = cache.peek(KeyIds.hex(stored.keyId()));
-            }
-            if (twin != null && twin.keyId().equals(KeyIds.hex(stored.keyId()))) {
-                return twin;
+        for (AliasKind kind : AliasKind.values()) {
+            byte[] alias = record == null ? null : record.alias(kind);
+            if (alias != null && Arrays.equals(alias, name)) {
+                int bit = 1 << kind.code();
+                if ((namesAsked.get() & bit) == 0) {
+                    namesAsked.accumulateAndGet(bit, (a, b) -> a | b);
+                }
             }
         }
-        return unsealer.unseal(stored.keyId(), stored.record());
+    }
+
+    /** The names besides its key ID a bulk load caches a stored key under ({@link #namesAsked}). */
+    private List<String> bulkNames(KeyRecord record) {
+        int kinds = namesAsked.get() == 0 ? DEFAULT_BULK_NAMES : namesAsked.get();
+        List<String> names = new ArrayList<>(2);
+        for (AliasKind kind : AliasKind.values()) {
+            byte[] alias = (kinds & 1 << kind.code()) == 0 ? null : record.alias(kind);
+            if (alias != null && alias.length == KeyIds.SHA1_LENGTH) {
+                names.add(KeyIds.hex(alias));
+            }
+        }
+        return names;
     }
 
     /** A key's ID and its stored record, as read for one find. */

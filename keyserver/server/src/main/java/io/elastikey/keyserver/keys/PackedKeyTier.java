@@ -1,20 +1,20 @@
 // PackedKeyTier -- the parsed-key cache's packed keys, off the heap in the store's memory-tier table.
 package io.elastikey.keyserver.keys;
 
+import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.store.elastic.hot.FrequencySketch;
 import io.elastikey.store.elastic.hot.HotTier;
 import io.elastikey.store.elastic.hot.KeyHash;
 import io.elastikey.store.elastic.hot.ReaderEpochs;
 
 import java.lang.ref.Cleaner;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.BiPredicate;
 
 /**
- * {@link PackedKey} arrays by the identifier a client named them with, in native memory: the ElasticStore's own
+ * {@link PackedKey} arrays by key ID (its 32 bytes), in native memory: the ElasticStore's own
  * memory-tier table ({@link HotTier}: open addressing, lock-free lookups, a byte budget, TinyLFU admission), so that
  * the key server and the store keep hot entries one way. Why off the heap: a million packed keys on the heap were
  * some 450 MB of old generation (arrays, identifier strings, Caffeine's nodes) in a 640 MB heap, which left the young
@@ -72,16 +72,24 @@ final class PackedKeyTier implements AutoCloseable {
         this.cleanable = CLEANER.register(this, released);
     }
 
-    /** An identifier as the table's key. */
-    static byte[] keyOf(String identifier) {
-        return identifier.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** The packed key cached under {@code key} (a copy), or {@code null}; counts the access for admission. */
+    /**
+     * The packed key cached under {@code key} (a key ID's bytes, a copy), or {@code null}; counts the access for
+     * admission.
+     */
     byte[] get(byte[] key) {
         long hash = KeyHash.hash64(key);
         sketch.increment(hash);
         return read(key, hash);
+    }
+
+    /** {@link #get} without counting the access. */
+    byte[] peek(byte[] key) {
+        return read(key, KeyHash.hash64(key));
+    }
+
+    /** Counts an access to {@code key} for admission, as a {@link #get} would. */
+    void countAccess(byte[] key) {
+        sketch.increment(KeyHash.hash64(key));
     }
 
     /** Whether {@code key} is cached; not counted as an access. */
@@ -138,7 +146,7 @@ final class PackedKeyTier implements AutoCloseable {
             return identifiers;
         }
         forEachHottest((key, packed) -> {
-            identifiers.add(new String(key, StandardCharsets.UTF_8));
+            identifiers.add(KeyIds.hex(key));
             return identifiers.size() < limit;
         }, false);
         return identifiers;

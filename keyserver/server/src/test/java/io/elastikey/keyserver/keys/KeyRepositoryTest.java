@@ -312,28 +312,70 @@ class KeyRepositoryTest {
     }
 
     @Test
-    void aKeyTheWalkCachedIsNotUnsealedAgainWhenAskedForByAnotherName() {
+    void aKeyIsCachedOnceAndEachOfItsNamesPointsAtIt() {
         KeyEntry entry = TestKeys.entry(KeyType.EC_P256, "walked.example.test");
         String keyId = keys.add(entry);
         String fingerprint = KeyIds.hex(KeyIds.certificateSha1(entry.certificate()));
         String keylessSki = KeyIds.hex(KeyIds.keylessSki(entry.certificate().getPublicKey()));
         assertThat(keys.cacheStoredKeys(cached -> true)).isEqualTo(1);
-        LoadedKey walked = keys.findCached(fingerprint);
-        assertThat(walked).as("the walk caches under the certificate SHA-1").isNotNull();
-        assertThat(keys.findCached(keyId)).isNull();
+        LoadedKey walked = keys.findCached(keyId);
+        assertThat(walked).as("the walk caches under the key ID").isNotNull();
+        assertThat(keys.findCached(fingerprint)).as("and the certificate SHA-1 SKI clients send").isSameAs(walked);
+        assertThat(keys.findCached(keylessSki)).as("no client has asked by SKI yet").isNull();
+        assertThat(keys.cacheStats().names()).isEqualTo(1);
 
         // The provider's key objects stay themselves in the cache: the same object means it was not unsealed again.
-        assertThat(keys.find(keyId)).isSameAs(walked);
         assertThat(keys.find(keylessSki, (id, tags, names) -> true).key()).isSameAs(walked);
-        assertThat(keys.findCached(keyId)).isSameAs(walked);
         assertThat(keys.findCached(keylessSki)).isSameAs(walked);
+        KeyCacheStats stats = keys.cacheStats();
+        assertThat(stats.entries()).as("one key, whatever it is named by").isEqualTo(1);
+        assertThat(stats.names()).isEqualTo(2);
 
-        // Removed, it is gone under every name, the walk's and those that reused its key.
+        // Removed, it is gone under every name.
         assertThat(keys.remove(keyId)).isTrue();
         for (String name : List.of(keyId, fingerprint, keylessSki)) {
             assertThat(keys.findCached(name)).as(name).isNull();
             assertThat(keys.find(name)).as(name).isNull();
         }
+        assertThat(keys.cacheStats().names()).isZero();
+    }
+
+    @Test
+    void aWalkNamesKeysByEveryKindOfNameClientsHaveAskedBy() {
+        KeyEntry first = TestKeys.entry(KeyType.EC_P256, "asked.example.test");
+        String firstId = keys.add(first);
+        assertThat(keys.find(KeyIds.hex(KeyIds.keylessSki(first.certificate().getPublicKey())))).isNotNull();
+        KeyEntry second = TestKeys.entry(KeyType.EC_P256, "walked-after.example.test");
+        String secondId = keys.add(second);
+
+        keys.cacheStoredKeys(cached -> true);
+
+        String ski = KeyIds.hex(KeyIds.keylessSki(second.certificate().getPublicKey()));
+        String fingerprint = KeyIds.hex(KeyIds.certificateSha1(second.certificate()));
+        assertThat(keys.findCached(ski)).as("a Keyless client asked by SKI before the walk").isNotNull();
+        assertThat(keys.findCached(ski).keyId()).isEqualTo(secondId);
+        assertThat(keys.findCached(fingerprint)).as("no SKI client has asked by certificate SHA-1").isNull();
+        assertThat(keys.findCached(firstId)).isNotNull();
+    }
+
+    @Test
+    void aNameOfAKeyTheCacheLostIsAMissThatLoadsTheKeyAgain() throws Exception {
+        KeyEntry entry = TestKeys.entry(KeyType.EC_P256, "lost.example.test");
+        String keyId = keys.add(entry);
+        String fingerprint = KeyIds.hex(KeyIds.certificateSha1(entry.certificate()));
+        LoadedKey loaded = new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 0).find(keyId);
+        KeyCache cache = new KeyCache(CACHE, new JdkPrivateKeyParser());
+        assertThat(cache.load(fingerprint, cache.generation(), name -> loaded)).isSameAs(loaded);
+        assertThat(cache.lookup(fingerprint)).isSameAs(loaded);
+        cache.invalidate(List.of(keyId)); // the key leaves, as an eviction takes it; its name stays behind
+
+        assertThat(cache.lookup(fingerprint)).as("a name whose key is gone finds nothing").isNull();
+        assertThat(cache.load(fingerprint, cache.generation(), name -> loaded)).isSameAs(loaded);
+        assertThat(cache.lookup(keyId)).isSameAs(loaded);
+        assertThat(cache.stats().entries()).isEqualTo(1);
+        assertThat(cache.stats().names()).isEqualTo(1);
+        cache.close();
+        assertSigns(loaded, entry.certificate().getPublicKey());
     }
 
     @Test
@@ -365,7 +407,7 @@ class KeyRepositoryTest {
         assertThat(second).isNotSameAs(first);
         assertThat(second.privateKey()).isEqualTo(first.privateKey());
         assertSigns(second, entry.certificate().getPublicKey());
-        assertThat(uncached.cacheStats()).isEqualTo(new KeyCacheStats(0, 2, 0, 0, 0, 0, 0));
+        assertThat(uncached.cacheStats()).isEqualTo(new KeyCacheStats(0, 2, 0, 0, 0, 0, 0, 0));
     }
 
     @Test
