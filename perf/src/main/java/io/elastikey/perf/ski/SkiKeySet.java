@@ -117,8 +117,7 @@ final class SkiKeySet {
         Builder builder = new Builder();
         Set<KeyType> seen = read(file, entry -> {
             if (fits.test(entry.type())) {
-                builder.add(name == KeyName.CERTIFICATE_SHA1 ? entry
-                        : new KeyEntry(name.of(entry), entry.type(), entry.spkiDer()));
+                builder.add(new KeyEntry(name.of(entry), entry.type(), entry.spkiDer()));
             }
             return builder.size < limit;
         });

@@ -181,7 +181,7 @@ final class KeyCache implements AutoCloseable {
      * first, then has nothing better to offer than what is in.
      */
     boolean offer(Collection<String> names, long readGeneration, LoadedKey key) {
-        if (packed == null || !roomFor(key) || !cache(key.keyId(), readGeneration, key, true)) {
+        if (packed == null || !cache(key.keyId(), readGeneration, key, true)) {
             return false;
         }
         for (String name : names) {
@@ -212,15 +212,14 @@ final class KeyCache implements AutoCloseable {
         return packed.usedBytes() + names.reservedBytes() >= capacityBytes;
     }
 
-    /** Whether a bulk load has room for {@code key} beside the packed keys and the names. */
-    private boolean roomFor(LoadedKey key) {
-        byte[] packedKey = PackedKey.pack(key);
-        if (packedKey == null) {
-            return !full();
-        }
-        Arrays.fill(packedKey, (byte) 0);
-        return packed.usedBytes() + names.reservedBytes() + HotTier.cost(KeyIds.SHA256_LENGTH, packedKey.length)
-                <= capacityBytes;
+    /**
+     * Whether a bulk load has room for a key beside the packed keys and the names: {@code packedKey} its packed form,
+     * or {@code null} for a key object.
+     */
+    private boolean roomFor(byte[] packedKey) {
+        return packedKey == null ? !full()
+                : packed.usedBytes() + names.reservedBytes() + HotTier.cost(KeyIds.SHA256_LENGTH, packedKey.length)
+                        <= capacityBytes;
     }
 
     /**
@@ -267,11 +266,17 @@ final class KeyCache implements AutoCloseable {
     /**
      * Caches {@code key} under {@code identifier} in its part: packed if it packs, else as an object. A miss ({@code
      * bulk} false) may take a colder entry's place (packed) or one place in {@value #FULL_ADMIT_ONE_IN} (objects) once
-     * full; a bulk load takes only free room. A key cached after an invalidation since {@code readGeneration} is
+     * full; a bulk load takes only free room, the names' table counted ({@link #roomFor}). A key cached after an invalidation since {@code readGeneration} is
      * forgotten again. Returns whether it was cached.
      */
     private boolean admit(String identifier, long readGeneration, LoadedKey key, boolean bulk) {
         byte[] packedKey = PackedKey.pack(key);
+        if (bulk && !roomFor(packedKey)) {
+            if (packedKey != null) {
+                Arrays.fill(packedKey, (byte) 0);
+            }
+            return false;
+        }
         boolean cached = packedKey != null
                 ? packed.admit(KeyIds.parse(identifier), packedKey, !bulk)
                 : admitObject(identifier, key, bulk);
@@ -388,8 +393,7 @@ final class KeyCache implements AutoCloseable {
             return KeyCacheSnapshot.Taken.SKIPPED;
         }
         byte[] keyId = KeyIds.parse(PackedKey.keyIdOf(value));
-        if (packed.usedBytes() + names.reservedBytes() >= capacityBytes
-                || !packed.contains(keyId) && !packed.admit(keyId, value, false)) {
+        if (full() || !packed.contains(keyId) && !packed.admit(keyId, value, false)) {
             return KeyCacheSnapshot.Taken.FULL;
         }
         byte[] name = KeyIds.parse(id);

@@ -324,9 +324,10 @@ public final class KeyRepository implements AutoCloseable {
                 }
                 byte[] keyId = StoreLayout.keyIdOf(key);
                 KeyRecord record = PublicView.decodeOrNull(key, value);
-                if (record != null && !cache.offerNames(bulkNames(record), KeyIds.hex(keyId), generation)) {
+                List<String> names = record == null ? null : bulkNames(record);
+                if (names != null && !cache.offerNames(names, KeyIds.hex(keyId), generation)) {
                     try {
-                        if (!cache.offer(bulkNames(record), generation, unsealer.unseal(keyId, value, record))) {
+                        if (!cache.offer(names, generation, unsealer.unseal(keyId, value, record))) {
                             throw StopWalk.INSTANCE; // full: no free room left for a bulk load
                         }
                         cached[0]++;
