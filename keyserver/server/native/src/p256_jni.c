@@ -9,8 +9,9 @@
  * The natives of io.elastikey.keyserver.crypto.P256Native, registered in JNI_OnLoad. Inputs are
  * copied from Java arrays into stack buffers (nothing is pinned) and the scalar's copies are wiped
  * before returning. Each thread keeps one EC_KEY with the curve set and no private key in it
- * between calls; it is freed when the thread exits. The caller (Java) has checked that the scalar
- * is in [1, n-1]; the library checks nothing it does not have to. */
+ * between calls, and two BIGNUMs a pooled nonce is read into (wiped after each use); all freed when
+ * the thread exits. The caller (Java) has checked that the scalar is in [1, n-1]; the library
+ * checks nothing it does not have to. */
 #define OPENSSL_SUPPRESS_DEPRECATED /* EC_KEY: the one OpenSSL 3 API that signs from a scalar alone */
 
 #include "p256_nonces.h"
@@ -23,6 +24,7 @@
 #include <openssl/obj_mac.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #define P256_NATIVE_CLASS "io/elastikey/keyserver/crypto/P256Native"
 #define SCALAR_LENGTH 32
@@ -38,47 +40,75 @@
 static pthread_key_t thread_key;
 static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
 
-static void free_thread_key(void *key) {
-    EC_KEY_free(key);
+/* What a signing thread keeps between calls; it owns everything in it. */
+typedef struct signer {
+    EC_KEY *key;  /* the curve, no private key between calls */
+    BIGNUM *kinv; /* a pooled nonce's k^-1 and r while one signature uses them, zero otherwise */
+    BIGNUM *r;
+} signer;
+
+static void free_signer(void *p) {
+    signer *s = p;
+    EC_KEY_free(s->key);
+    BN_clear_free(s->kinv);
+    BN_free(s->r);
+    free(s);
 }
 
 static void make_thread_key(void) {
-    (void)pthread_key_create(&thread_key, free_thread_key);
+    (void)pthread_key_create(&thread_key, free_signer);
 }
 
-/* This thread's EC_KEY on P-256, made on first use. Owned by the thread; NULL when out of memory. */
-static EC_KEY *curve_key(void) {
+static signer *new_signer(void) {
+    signer *s = calloc(1, sizeof(*s));
+    if (s == NULL) return NULL;
+    s->key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
+    s->kinv = BN_secure_new();
+    s->r = BN_new();
+    if (s->key == NULL || s->kinv == NULL || s->r == NULL) {
+        free_signer(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* This thread's signer, made on first use. Owned by the thread; NULL when out of memory. */
+static signer *thread_signer(void) {
     (void)pthread_once(&thread_key_once, make_thread_key);
-    EC_KEY *key = pthread_getspecific(thread_key);
-    if (key == NULL) {
-        key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
-        if (key != NULL && pthread_setspecific(thread_key, key) != 0) {
-            EC_KEY_free(key);
-            key = NULL;
+    signer *s = pthread_getspecific(thread_key);
+    if (s == NULL) {
+        s = new_signer();
+        if (s != NULL && pthread_setspecific(thread_key, s) != 0) {
+            free_signer(s);
+            s = NULL;
         }
     }
-    return key;
+    return s;
 }
 
 /* Signs with a precomputed nonce when the pool has one (p256_nonces.c), else makes one, unless pooled_only: then
  * an empty pool leaves *no_nonce set and returns NULL without signing (the caller does the full signature on
  * another thread; that one counts the miss if it still finds the pool empty). In the rare case that a pooled nonce
  * gives s = 0 OpenSSL refuses it, and the signature is made the usual way. */
-static ECDSA_SIG *sign_with_pooled_nonce(EC_KEY *key, const unsigned char *digest, int digest_len, int pooled_only,
-                                         int *no_nonce) {
-    BIGNUM *kinv, *r;
-    if (!nonce_pool_take(&kinv, &r)) {
+static ECDSA_SIG *sign_with_pooled_nonce(signer *s, const unsigned char *digest, int digest_len,
+                                         int pooled_only, int *no_nonce) {
+    nonce_pair pair;
+    if (!nonce_pool_take(&pair)) {
         if (pooled_only) {
             *no_nonce = 1;
             return NULL;
         }
         nonce_pool_count_miss();
-        return ECDSA_do_sign(digest, digest_len, key);
+        return ECDSA_do_sign(digest, digest_len, s->key);
     }
-    ECDSA_SIG *sig = ECDSA_do_sign_ex(digest, digest_len, kinv, r, key);
-    BN_clear_free(kinv);
-    BN_clear_free(r);
-    return sig != NULL ? sig : ECDSA_do_sign(digest, digest_len, key);
+    ECDSA_SIG *sig = NULL;
+    if (BN_bin2bn(pair.kinv, NONCE_SCALAR_BYTES, s->kinv) != NULL
+            && BN_bin2bn(pair.r, NONCE_SCALAR_BYTES, s->r) != NULL) {
+        sig = ECDSA_do_sign_ex(digest, digest_len, s->kinv, s->r, s->key);
+    }
+    OPENSSL_cleanse(&pair, sizeof(pair));
+    BN_clear(s->kinv);
+    return sig != NULL ? sig : ECDSA_do_sign(digest, digest_len, s->key);
 }
 
 /* Signs digest[digest_len] with scalar; writes the DER ECDSA-Sig-Value to out[out_cap]. Returns its
@@ -86,15 +116,16 @@ static ECDSA_SIG *sign_with_pooled_nonce(EC_KEY *key, const unsigned char *diges
  * duration of the call. */
 static int sign_digest(const unsigned char *scalar, const unsigned char *digest, int digest_len,
                        unsigned char *out, int out_cap, int pooled_only) {
-    EC_KEY *key = curve_key();
-    if (key == NULL) return P256_ENOMEM;
+    signer *s = thread_signer();
+    if (s == NULL) return P256_ENOMEM;
+    EC_KEY *key = s->key;
     BIGNUM *d = BN_bin2bn(scalar, SCALAR_LENGTH, NULL);
     if (d == NULL) return P256_ENOMEM;
     int ok = EC_KEY_set_private_key(key, d);
     BN_clear_free(d);
     if (!ok) return P256_ESIGN;
     int no_nonce = 0;
-    ECDSA_SIG *sig = sign_with_pooled_nonce(key, digest, digest_len, pooled_only, &no_nonce);
+    ECDSA_SIG *sig = sign_with_pooled_nonce(s, digest, digest_len, pooled_only, &no_nonce);
     (void)EC_KEY_set_private_key(key, NULL); /* clears and frees the key's copy (returns 0 by design) */
     if (sig == NULL) return no_nonce ? P256_ENONCE : P256_ESIGN;
     int len = i2d_ECDSA_SIG(sig, NULL);

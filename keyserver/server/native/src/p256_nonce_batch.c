@@ -13,8 +13,9 @@
  * batch overwrites the last. The filler runs this at idle priority, ahead of and apart from any request, so no
  * client can time it. r and the point's coordinates are public (r is half of every signature).
  *
- * Ownership: nonce_batch_new() allocates everything a batch needs once; nonce_batch_make() allocates only the
- * pairs it hands to the caller. */
+ * Ownership: nonce_batch_new() allocates everything a batch needs once; nonce_batch_make() allocates nothing and
+ * writes the pairs as bytes into the caller's array. The filler runs at idle priority: a malloc there could hold an
+ * allocator lock that a request thread then waits for while the filler is starved of a core. */
 #define OPENSSL_SUPPRESS_DEPRECATED /* EC_POINT_get_Jprojective_coordinates_GFp: the point before it is affine */
 #include "p256_nonce_batch.h"
 #include <openssl/crypto.h>
@@ -23,7 +24,6 @@
 #include <openssl/rand.h>
 #include <stdlib.h>
 
-#define SCALAR_BYTES 32
 
 struct nonce_batch {
     EC_GROUP *group;
@@ -37,6 +37,7 @@ struct nonce_batch {
     BIGNUM *z[NONCE_BATCH_MAX];       /* the points' Jacobian z, then z^-1 */
     BIGNUM *x[NONCE_BATCH_MAX];       /* the points' Jacobian x, then affine x */
     BIGNUM *prefix[NONCE_BATCH_MAX];  /* secret while k is inverted: products of the first i values */
+    BIGNUM *r;                        /* scratch: one point's r */
 };
 
 void nonce_batch_free(nonce_batch *batch) {
@@ -48,6 +49,7 @@ void nonce_batch_free(nonce_batch *batch) {
         BN_clear_free(batch->x[i]);
         BN_clear_free(batch->prefix[i]);
     }
+    BN_free(batch->r);
     BN_MONT_CTX_free(batch->mont_p);
     BN_MONT_CTX_free(batch->mont_n);
     BN_free(batch->p);
@@ -86,7 +88,7 @@ static int allocate_scratch(nonce_batch *batch) {
         batch->prefix[i] = BN_secure_new();
         if (!batch->point[i] || !batch->k[i] || !batch->z[i] || !batch->x[i] || !batch->prefix[i]) return 0;
     }
-    return 1;
+    return (batch->r = BN_new()) != NULL;
 }
 
 nonce_batch *nonce_batch_new(void) {
@@ -138,7 +140,7 @@ static int invert_all(BIGNUM **v, BIGNUM **prefix, int count, const BIGNUM *m_mi
 
 /* k uniform in [1, n-1], from the private generator. */
 static int random_scalar(BIGNUM *k, const BIGNUM *n) {
-    unsigned char bytes[SCALAR_BYTES];
+    unsigned char bytes[NONCE_SCALAR_BYTES];
     int ok;
     do {
         ok = RAND_priv_bytes(bytes, sizeof(bytes)) == 1 && BN_bin2bn(bytes, sizeof(bytes), k) != NULL;
@@ -148,31 +150,18 @@ static int random_scalar(BIGNUM *k, const BIGNUM *n) {
     return ok;
 }
 
-/* x[i] = the affine x of point i (x / z^2, z already inverted), then r = x mod n into a new BIGNUM. */
-static BIGNUM *r_of(nonce_batch *batch, int i, BN_CTX *ctx) {
+/* x[i] = the affine x of point i (x / z^2, z already inverted), then r = x mod n into batch->r. */
+static int r_of(nonce_batch *batch, int i, BN_CTX *ctx) {
     BN_CTX_start(ctx);
     BIGNUM *zz = BN_CTX_get(ctx);
-    BIGNUM *r = BN_new();
-    int ok = zz != NULL && r != NULL && BN_mod_sqr(zz, batch->z[i], batch->p, ctx)
+    int ok = zz != NULL && BN_mod_sqr(zz, batch->z[i], batch->p, ctx)
              && BN_mod_mul(batch->x[i], batch->x[i], zz, batch->p, ctx)
-             && BN_nnmod(r, batch->x[i], EC_GROUP_get0_order(batch->group), ctx);
+             && BN_nnmod(batch->r, batch->x[i], EC_GROUP_get0_order(batch->group), ctx);
     BN_CTX_end(ctx);
-    if (!ok) {
-        BN_free(r);
-        return NULL;
-    }
-    return r;
+    return ok;
 }
 
-/* Frees the pairs written so far, for a batch that failed half-way. */
-static void free_pairs(BIGNUM **kinv, BIGNUM **r, int written) {
-    for (int i = 0; i < written; i++) {
-        BN_clear_free(kinv[i]);
-        BN_free(r[i]);
-    }
-}
-
-int nonce_batch_make(nonce_batch *batch, BN_CTX *ctx, int count, BIGNUM **kinv, BIGNUM **r) {
+int nonce_batch_make(nonce_batch *batch, BN_CTX *ctx, int count, nonce_pair *out) {
     if (count < 1 || count > NONCE_BATCH_MAX) return -1;
     const BIGNUM *n = EC_GROUP_get0_order(batch->group);
     int ok = 1;
@@ -185,21 +174,15 @@ int nonce_batch_make(nonce_batch *batch, BN_CTX *ctx, int count, BIGNUM **kinv, 
     if (ok) ok = invert_all(batch->k, batch->prefix, count, batch->n_minus_2, n, batch->mont_n, ctx);
     int written = 0;
     for (int i = 0; ok && i < count; i++) {
-        BIGNUM *ri = r_of(batch, i, ctx);
-        BIGNUM *ki = BN_secure_new();
-        ok = ri != NULL && ki != NULL && BN_copy(ki, batch->k[i]) != NULL;
-        if (!ok || BN_is_zero(ri)) { /* r = 0: no signature can use this k (probability about 2^-256) */
-            BN_free(ri);
-            BN_clear_free(ki);
-            continue;
-        }
-        kinv[written] = ki;
-        r[written] = ri;
+        ok = r_of(batch, i, ctx);
+        if (!ok || BN_is_zero(batch->r)) continue; /* r = 0: no signature can use this k (probability about 2^-256) */
+        ok = BN_bn2binpad(batch->k[i], out[written].kinv, NONCE_SCALAR_BYTES) == NONCE_SCALAR_BYTES
+             && BN_bn2binpad(batch->r, out[written].r, NONCE_SCALAR_BYTES) == NONCE_SCALAR_BYTES;
         written++;
     }
     for (int i = 0; i < count; i++) BN_clear(batch->k[i]);
     if (!ok) {
-        free_pairs(kinv, r, written);
+        OPENSSL_cleanse(out, sizeof(*out) * (size_t)count);
         return -1;
     }
     return written;

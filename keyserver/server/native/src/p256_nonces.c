@@ -9,14 +9,22 @@
  * and each signature makes its own nonce, exactly as without the pool.
  *
  * Secrecy: a pair is as secret as the key it will sign with (k and a signature reveal d). Pairs live only in this
- * process's memory, are used once (a taker owns the pair it took and frees it), and are wiped with BN_clear_free.
+ * process's memory, are used once (a taker copies the pair out and wipes the slot before releasing it), and every
+ * copy is wiped with OPENSSL_cleanse once used.
  * k comes from OpenSSL's private random generator (RAND_priv_bytes, p256_nonce_batch.c), as in a signature made the
  * usual way minus the digest and key OpenSSL mixes into k as a hedge against a broken generator.
  *
  * The ring is a bounded multi-producer multi-consumer queue with one sequence number per slot (D. Vyukov's
  * design): a taker never waits, so a filler preempted halfway through publishing a slot (likely, at idle priority)
  * makes takers see an empty pool, never block behind it. The ring is allocated once and never freed, so a taker
- * racing with nonce_pool_close() cannot touch freed memory. */
+ * racing with nonce_pool_close() cannot touch freed memory.
+ *
+ * No allocator between the threads: a slot holds the pair as bytes, not as BIGNUMs. When the filler allocated the
+ * BIGNUMs and the takers freed them, each free went back to the filler's malloc arena under that arena's lock; a
+ * filler preempted inside malloc, and starved under SCHED_IDLE while both cores served requests, then held the event
+ * loops and crypto workers that were freeing a pair for up to a second (seen as closed-loop stalls of 0.6-1.2 s in
+ * which every request in flight timed out). Now the filler allocates nothing once warm and a taker never touches
+ * memory the filler owns but its slot. */
 #include "p256_nonces.h"
 #include "p256_nonce_batch.h"
 
@@ -26,18 +34,18 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#define NONCE_POOL_MAX 65536          /* ring slots, a power of two; about 10 MB of BIGNUMs when full */
+#define NONCE_POOL_MAX 65536          /* ring slots, a power of two; 4.5 MB, static */
 #define FULL_POOL_SLEEP_NANOS 2000000 /* the filler's pause when the pool is at its target */
 
 typedef struct slot {
     atomic_size_t sequence;
-    BIGNUM *kinv;
-    BIGNUM *r;
+    nonce_pair pair;
 } slot;
 
 static slot ring[NONCE_POOL_MAX];
@@ -53,8 +61,8 @@ static void init_ring(void) {
     for (size_t i = 0; i < NONCE_POOL_MAX; i++) atomic_init(&ring[i].sequence, i);
 }
 
-/* Puts a pair in the pool. Returns 0 when it is full (the caller keeps ownership of the pair). */
-static int put(BIGNUM *kinv, BIGNUM *r) {
+/* Copies a pair into the pool. Returns 0 when it is full. The caller wipes its own copy either way. */
+static int put(const nonce_pair *pair) {
     size_t at = atomic_load_explicit(&enqueue_at, memory_order_relaxed);
     for (;;) {
         slot *s = &ring[at & (NONCE_POOL_MAX - 1)];
@@ -62,8 +70,7 @@ static int put(BIGNUM *kinv, BIGNUM *r) {
         if (lag == 0) {
             if (atomic_compare_exchange_weak_explicit(&enqueue_at, &at, at + 1, memory_order_relaxed,
                                                       memory_order_relaxed)) {
-                s->kinv = kinv;
-                s->r = r;
+                memcpy(&s->pair, pair, sizeof(*pair));
                 atomic_store_explicit(&s->sequence, at + 1, memory_order_release);
                 return 1;
             }
@@ -75,8 +82,8 @@ static int put(BIGNUM *kinv, BIGNUM *r) {
     }
 }
 
-/* Takes a pair out of the ring; 0 when it is empty. */
-static int take_slot(BIGNUM **kinv, BIGNUM **r) {
+/* Copies a pair out of the ring and wipes its slot; 0 when it is empty. */
+static int take_slot(nonce_pair *pair) {
     size_t at = atomic_load_explicit(&dequeue_at, memory_order_relaxed);
     for (;;) {
         slot *s = &ring[at & (NONCE_POOL_MAX - 1)];
@@ -84,10 +91,8 @@ static int take_slot(BIGNUM **kinv, BIGNUM **r) {
         if (lag == 0) {
             if (atomic_compare_exchange_weak_explicit(&dequeue_at, &at, at + 1, memory_order_relaxed,
                                                       memory_order_relaxed)) {
-                *kinv = s->kinv;
-                *r = s->r;
-                s->kinv = NULL;
-                s->r = NULL;
+                memcpy(pair, &s->pair, sizeof(*pair));
+                OPENSSL_cleanse(&s->pair, sizeof(s->pair));
                 atomic_store_explicit(&s->sequence, at + NONCE_POOL_MAX, memory_order_release);
                 return 1;
             }
@@ -99,8 +104,8 @@ static int take_slot(BIGNUM **kinv, BIGNUM **r) {
     }
 }
 
-int nonce_pool_take(BIGNUM **kinv, BIGNUM **r) {
-    if (!take_slot(kinv, r)) return 0;
+int nonce_pool_take(nonce_pair *pair) {
+    if (!take_slot(pair)) return 0;
     atomic_fetch_add_explicit(&taken, 1, memory_order_relaxed);
     return 1;
 }
@@ -147,28 +152,22 @@ static int batch_size(void) {
 }
 
 /* Makes a batch of pairs and pools them (the pool may pass its target by less than a batch). Returns 0 when the
- * library failed (the filler then gives up). */
-static int make_batch(nonce_batch *batch, BN_CTX *ctx) {
-    BIGNUM *kinv[NONCE_BATCH_MAX], *r[NONCE_BATCH_MAX];
-    int made_now = nonce_batch_make(batch, ctx, batch_size(), kinv, r);
+ * library failed (the filler then gives up). Pairs the full ring has no room for are dropped. */
+static int make_batch(nonce_batch *batch, BN_CTX *ctx, nonce_pair *pairs) {
+    int made_now = nonce_batch_make(batch, ctx, batch_size(), pairs);
     if (made_now < 0) return 0;
     for (int i = 0; i < made_now; i++) {
-        if (put(kinv[i], r[i])) {
-            atomic_fetch_add_explicit(&made, 1, memory_order_relaxed);
-        } else { /* the ring is full: drop the pair */
-            BN_clear_free(kinv[i]);
-            BN_clear_free(r[i]);
-        }
+        if (put(&pairs[i])) atomic_fetch_add_explicit(&made, 1, memory_order_relaxed);
     }
+    OPENSSL_cleanse(pairs, sizeof(*pairs) * (size_t)made_now);
     return 1;
 }
 
 static void drain(void) {
-    BIGNUM *kinv, *r;
-    while (take_slot(&kinv, &r)) {
-        BN_clear_free(kinv);
-        BN_clear_free(r);
+    nonce_pair pair;
+    while (take_slot(&pair)) {
     }
+    OPENSSL_cleanse(&pair, sizeof(pair));
 }
 
 void nonce_pool_fill(void) {
@@ -176,6 +175,7 @@ void nonce_pool_fill(void) {
     if (atomic_load(&target) == 0 || atomic_flag_test_and_set(&filler_running)) return;
     nonce_batch *batch = nonce_batch_new();
     BN_CTX *ctx = BN_CTX_secure_new();
+    nonce_pair pairs[NONCE_BATCH_MAX];
     /* From empty, and whenever the pool lacks a whole batch, fill it to its target; in between, sleep. Topping it up
      * a few pairs at a time would pay the batch's two inversions for each few. */
     int filling = 1;
@@ -188,7 +188,7 @@ void nonce_pool_fill(void) {
         }
         if (!filling) {
             pause_briefly();
-        } else if (!make_batch(batch, ctx)) {
+        } else if (!make_batch(batch, ctx, pairs)) {
             break;
         }
     }

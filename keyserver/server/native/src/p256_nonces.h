@@ -3,7 +3,7 @@
 #ifndef P256_NONCES_H
 #define P256_NONCES_H
 
-#include <openssl/bn.h>
+#include "p256_nonce_batch.h"
 
 /* Counters since the process started, for metrics. */
 typedef struct nonce_stats {
@@ -28,9 +28,9 @@ void nonce_pool_close(void);
  * Returns 1 for SCHED_IDLE, 2 for nice 19, 0 when neither could be set. */
 int nonce_pool_lower_priority(void);
 
-/* Takes one precomputed pair. Returns 1 and gives the caller ownership of *kinv and *r (BN_clear_free both
- * after use: they are as secret as a private key), or 0 when the pool is empty or off. Never blocks. */
-int nonce_pool_take(BIGNUM **kinv, BIGNUM **r);
+/* Copies one precomputed pair into *pair and wipes its slot. Returns 1, or 0 when the pool is empty or off. Never
+ * blocks and never allocates. The caller wipes *pair after use (OPENSSL_cleanse): it is as secret as a key. */
+int nonce_pool_take(nonce_pair *pair);
 
 /* Counts a signature that found the pool empty. */
 void nonce_pool_count_miss(void);
