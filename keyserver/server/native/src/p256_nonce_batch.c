@@ -6,23 +6,28 @@
  * the batch's values is inverted once, and each value's inverse is then two multiplications away. Measured with
  * callgrind, a nonce made in a batch of 64 takes a third fewer instructions than one from ECDSA_sign_setup.
  *
- * What is secret: k and k^-1, as secret as the key they will sign with. They are drawn from OpenSSL's private
- * generator (RAND_priv_bytes, rejection-sampled into [1, n-1]), kept in BN_secure_new memory, multiplied with
+ * What is secret: k and k^-1, as secret as the key they will sign with. k is drawn from the kernel's generator
+ * (getrandom(2), the source OpenSSL seeds its own from; rejection-sampled into [1, n-1]), kept in BN_secure_new
+ * memory, multiplied with
  * BN_mod_mul_montgomery (the multiplication OpenSSL's own constant-time exponentiation uses) and inverted with
  * BN_mod_exp_mont_consttime (Fermat: x^(n-2)); every scratch value is wiped when the maker is freed, and each
  * batch overwrites the last. The filler runs this at idle priority, ahead of and apart from any request, so no
  * client can time it. r and the point's coordinates are public (r is half of every signature).
  *
- * Ownership: nonce_batch_new() allocates everything a batch needs once; nonce_batch_make() allocates nothing and
- * writes the pairs as bytes into the caller's array. The filler runs at idle priority: a malloc there could hold an
- * allocator lock that a request thread then waits for while the filler is starved of a core. */
+ * No lock another thread takes: the filler runs at idle priority, and whatever lock it holds when the kernel
+ * preempts it stays held until the filler next gets an idle core, which under full load can be a second away.
+ * So nonce_batch_new() allocates everything a batch needs once and nonce_batch_make() allocates nothing (a malloc
+ * takes the arena's lock); and k does not come from RAND_priv_bytes, which in OpenSSL 3.0 takes a process-wide
+ * write lock on every call (RAND_get_rand_method's), the lock every crypto worker's own ECDSA_do_sign takes too.
+ * test_p256_nonces.c counts both. */
 #define OPENSSL_SUPPRESS_DEPRECATED /* EC_POINT_get_Jprojective_coordinates_GFp: the point before it is affine */
 #include "p256_nonce_batch.h"
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
 #include <openssl/obj_mac.h>
-#include <openssl/rand.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 
 struct nonce_batch {
@@ -138,12 +143,27 @@ static int invert_all(BIGNUM **v, BIGNUM **prefix, int count, const BIGNUM *m_mi
     return ok;
 }
 
-/* k uniform in [1, n-1], from the private generator. */
+/* Fills bytes[len] from the kernel's generator; 0 when it fails. getrandom() may return less than asked for
+ * lengths past 256 bytes, or be interrupted by a signal. */
+static int kernel_random(unsigned char *bytes, size_t len) {
+    while (len > 0) {
+        ssize_t got = getrandom(bytes, len, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return 0;
+        }
+        bytes += got;
+        len -= (size_t)got;
+    }
+    return 1;
+}
+
+/* k uniform in [1, n-1], from the kernel's generator. */
 static int random_scalar(BIGNUM *k, const BIGNUM *n) {
     unsigned char bytes[NONCE_SCALAR_BYTES];
     int ok;
     do {
-        ok = RAND_priv_bytes(bytes, sizeof(bytes)) == 1 && BN_bin2bn(bytes, sizeof(bytes), k) != NULL;
+        ok = kernel_random(bytes, sizeof(bytes)) && BN_bin2bn(bytes, sizeof(bytes), k) != NULL;
     } while (ok && (BN_is_zero(k) || BN_cmp(k, n) >= 0));
     OPENSSL_cleanse(bytes, sizeof(bytes));
     BN_set_flags(k, BN_FLG_CONSTTIME);

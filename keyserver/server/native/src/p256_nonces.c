@@ -11,8 +11,8 @@
  * Secrecy: a pair is as secret as the key it will sign with (k and a signature reveal d). Pairs live only in this
  * process's memory, are used once (a taker copies the pair out and wipes the slot before releasing it), and every
  * copy is wiped with OPENSSL_cleanse once used.
- * k comes from OpenSSL's private random generator (RAND_priv_bytes, p256_nonce_batch.c), as in a signature made the
- * usual way minus the digest and key OpenSSL mixes into k as a hedge against a broken generator.
+ * k comes from the kernel's generator (getrandom, p256_nonce_batch.c says why not OpenSSL's), as uniform as in a
+ * signature made the usual way, minus the digest and key OpenSSL mixes into k as a hedge against a broken generator.
  *
  * The ring is a bounded multi-producer multi-consumer queue with one sequence number per slot (D. Vyukov's
  * design): a taker never waits, so a filler preempted halfway through publishing a slot (likely, at idle priority)
@@ -23,8 +23,8 @@
  * BIGNUMs and the takers freed them, each free went back to the filler's malloc arena under that arena's lock; a
  * filler preempted inside malloc, and starved under SCHED_IDLE while both cores served requests, then held the event
  * loops and crypto workers that were freeing a pair for up to a second (seen as closed-loop stalls of 0.6-1.2 s in
- * which every request in flight timed out). Now the filler allocates nothing once warm and a taker never touches
- * memory the filler owns but its slot. */
+ * which every request in flight timed out). Now the filler allocates nothing once warm, takes no lock another
+ * thread takes (p256_nonce_batch.c), and a taker never touches memory the filler owns but its slot. */
 #include "p256_nonces.h"
 #include "p256_nonce_batch.h"
 
