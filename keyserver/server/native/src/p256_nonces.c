@@ -19,12 +19,10 @@
  * makes takers see an empty pool, never block behind it. The ring is allocated once and never freed, so a taker
  * racing with nonce_pool_close() cannot touch freed memory.
  *
- * No allocator between the threads: a slot holds the pair as bytes, not as BIGNUMs. When the filler allocated the
- * BIGNUMs and the takers freed them, each free went back to the filler's malloc arena under that arena's lock; a
- * filler preempted inside malloc, and starved under SCHED_IDLE while both cores served requests, then held the event
- * loops and crypto workers that were freeing a pair for up to a second (seen as closed-loop stalls of 0.6-1.2 s in
- * which every request in flight timed out). Now the filler allocates nothing once warm, takes no lock another
- * thread takes (p256_nonce_batch.c), and a taker never touches memory the filler owns but its slot. */
+ * A slot holds the pair as bytes, not as BIGNUMs the filler allocated and a taker freed: that free took the filler's
+ * malloc arena lock, which a filler preempted inside malloc then held for as long as SCHED_IDLE kept it off a core
+ * (closed-loop stalls of 1.2-1.5 s). The filler takes no lock a request thread takes (p256_nonce_batch.c says
+ * which it avoids), and a taker touches nothing of the filler's but its slot. */
 #include "p256_nonces.h"
 #include "p256_nonce_batch.h"
 
