@@ -5,6 +5,8 @@
 //       --http 2 --connections 4 --rate 30000 --duration 60 --warmup 10 --result results/ecdsa-h2-c4
 package io.elastikey.perf.ski;
 
+import io.elastikey.keyserver.crypto.CryptoProvider;
+import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.perf.report.MeasurementOptions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -261,6 +263,12 @@ public final class SkiLoadGenerator implements Callable<Integer> {
         SslContext tls = pki != null ? SkiTls.clientContext(pki.resolve(DevPki.CLIENT_CERTIFICATE),
                 pki.resolve(DevPki.CLIENT_KEY), pki.resolve(DevPki.CA_CERTIFICATE), alpn)
                 : SkiTls.clientContext(certificate, privateKey, caBundle, alpn);
+        if (verifyEvery > 0) {
+            // The JDK's P-256 verify is Java arithmetic: about a core for a few hundred checks a second while it
+            // compiles, taken from the key server on the same machine just as the measured time starts. ACCP's is
+            // native (AccpLoader), a few µs of CPU a check.
+            CryptoProvider.select(ProviderChoice.AUTO);
+        }
         LoadStats stats = new LoadStats();
         // The generator's own loops, lent to the client, so the open-loop schedule runs on them (SkiLoadRun.Pacer).
         try (ClientEventLoops loops = new ClientEventLoops(null, eventLoopThreads(), true, "loadgen");
