@@ -13,6 +13,7 @@ import io.elastikey.keyserver.crypto.CryptoProvider;
 import io.elastikey.keyserver.crypto.ProviderChoice;
 import io.elastikey.keyserver.keys.KeyEntry;
 import io.elastikey.keyserver.keys.KeyRepository;
+import io.elastikey.keyserver.warmup.KeyWarmup;
 import io.elastikey.protocol.pki.CertificateAuthority;
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.pki.IssuedCertificate;
@@ -21,6 +22,7 @@ import io.elastikey.protocol.pki.PemFiles;
 import io.elastikey.protocol.pki.Validity;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.ref.WeakReference;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -257,6 +259,34 @@ class WarmStartTest {
                 .toList();
         assertThat(saved).containsAll(real);
         assertThat(Set.copyOf(saved)).hasSameSizeAs(saved);
+    }
+
+    /** The list a restart reloads is a million strings at scale; once every key was reached, nothing holds it. */
+    @Test
+    void aReloadThatReachedEveryKeyLetsGoOfItsList() throws Exception {
+        fixture = KeyServerFixture.create(dir, Map.of());
+        List<String> identifiers = new ArrayList<>(addEcKeys(KEYS).stream().map(WarmStartTest::fingerprint)
+                .map(String::toLowerCase).toList());
+        WeakReference<List<String>> list = new WeakReference<>(identifiers);
+        try (KeyRepository repository = KeyRepository.open(fixture.config(),
+                CryptoProvider.select(ProviderChoice.AUTO).keyParser())) {
+            KeyWarmup warmup = new KeyWarmup(repository, null);
+            warmup.reload(identifiers);
+            identifiers = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (warmup.reloaded() < KEYS && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(warmup.reloaded()).isEqualTo(KEYS);
+            assertThat(repository.cacheStats().entries()).isEqualTo(KEYS);
+            // The reload threads end just after their last batch; until then they hold the list themselves.
+            for (int i = 0; i < 200 && list.get() != null; i++) {
+                System.gc();
+                Thread.sleep(10);
+            }
+            assertThat(list.get()).as("the reloaded list, still reachable").isNull();
+            assertThat(warmup.notReloaded()).isEmpty();
+        }
     }
 
     @Test
