@@ -51,7 +51,10 @@ import java.util.function.Function;
  * ({@link io.elastikey.store.elastic.hot.HotTier#cost}), the objects by {@link KeyFootprint}; a million EC keys and
  * ten thousand RSA keys differ eight-fold in size, so a count says nothing about memory. The packed part may take
  * the whole capacity; the objects get what it leaves (re-applied on each object admission and each {@link #stats}),
- * so together they stay within it but for the moments after packed keys grew.
+ * so together they stay within it but for the moments after packed keys grew. The objects live on the heap, so they
+ * also get no more than {@value #OBJECT_HEAP_SHARE} of the JVM's maximum heap: a {@code keys.cache} chosen for a
+ * million P-256 keys off the heap would otherwise let some 80,000 hot RSA keys fill a heap sized for the packed
+ * case, and the server would spend its time collecting.
  *
  * <p><b>Once the object part is full, one miss of an EC or Ed25519 key object in {@value #FULL_ADMIT_ONE_IN} is
  * offered to it</b>; the others are answered with the key they loaded, which is then dropped (RSA keys are always
@@ -71,7 +74,12 @@ final class KeyCache implements AutoCloseable {
     /** Once the object part has evicted for room, one miss in this many is cached (see the class comment). */
     static final int FULL_ADMIT_ONE_IN = 8;
 
+    /** The part of the maximum heap the key objects may take. */
+    static final double OBJECT_HEAP_SHARE = 0.5;
+
     private final long capacityBytes;
+    /** The most the key objects may take: the capacity, or {@link #OBJECT_HEAP_SHARE} of the heap if less. */
+    private final long objectLimit;
     private final PrivateKeyParser parser;
     /** Keys that pack; {@code null} when the cache is disabled. */
     private final PackedKeyTier packed;
@@ -88,15 +96,21 @@ final class KeyCache implements AutoCloseable {
     private volatile boolean objectsFull;
 
     KeyCache(long capacityBytes, PrivateKeyParser parser) {
+        this(capacityBytes, parser, (long) (Runtime.getRuntime().maxMemory() * OBJECT_HEAP_SHARE));
+    }
+
+    /** As {@link #KeyCache(long, PrivateKeyParser)}, with the key objects held to {@code objectHeapLimit} bytes. */
+    KeyCache(long capacityBytes, PrivateKeyParser parser, long objectHeapLimit) {
         if (capacityBytes < 0) {
             throw new IllegalArgumentException("the key cache size must be 0 (disabled) or more bytes, not "
                     + capacityBytes);
         }
         this.capacityBytes = capacityBytes;
+        this.objectLimit = Math.min(capacityBytes, objectHeapLimit);
         this.parser = parser;
         this.packed = capacityBytes == 0 ? null : new PackedKeyTier(capacityBytes);
         this.objects = capacityBytes == 0 ? null : Caffeine.newBuilder()
-                .maximumWeight(capacityBytes)
+                .maximumWeight(objectLimit)
                 .weigher(KeyFootprint::of)
                 .evictionListener((String identifier, LoadedKey key, RemovalCause cause) -> evicted(cause))
                 .build();
@@ -437,9 +451,12 @@ final class KeyCache implements AutoCloseable {
         }
     }
 
-    /** Gives the object part what the packed keys leave of the capacity (when that moved by more than 1/64). */
+    /**
+     * Gives the object part what the packed keys leave of the capacity, within its heap limit (when that moved by more
+     * than 1/64).
+     */
     private void fitObjectsBesidePackedKeys() {
-        long room = Math.max(0, capacityBytes - packed.usedBytes() - names.reservedBytes());
+        long room = Math.min(objectLimit, Math.max(0, capacityBytes - packed.usedBytes() - names.reservedBytes()));
         objects.policy().eviction().ifPresent(e -> {
             if (Math.abs(e.getMaximum() - room) > capacityBytes / 64) {
                 e.setMaximum(room);

@@ -378,6 +378,30 @@ class KeyRepositoryTest {
         assertSigns(loaded, entry.certificate().getPublicKey());
     }
 
+    /** A capacity sized for packed P-256 keys off the heap must not let key objects fill the heap. */
+    @Test
+    void keyObjectsTakeNoMoreThanTheirShareOfTheHeap() throws Exception {
+        List<LoadedKey> loaded = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            String keyId = keys.add(TestKeys.fresh(KeyType.RSA_2048, "heap-" + i + ".example.test"));
+            ids.add(keyId);
+            loaded.add(new KeyRepository(store, KEK, new JdkPrivateKeyParser(), 0).find(keyId));
+        }
+        long oneKey = KeyFootprint.of(ids.get(0), loaded.get(0));
+        long capacity = 64L << 20; // room for all six beside the names table's first reservation
+        KeyCache cache = new KeyCache(capacity, new JdkPrivateKeyParser(), 3 * oneKey + oneKey / 2);
+        for (int i = 0; i < ids.size(); i++) {
+            LoadedKey key = loaded.get(i);
+            assertThat(cache.load(ids.get(i), cache.generation(), name -> key)).isSameAs(key);
+        }
+
+        // Caffeine's admission decides which stay, and may keep fewer than fit.
+        assertThat(cache.stats().entries()).as("RSA key objects cached under a limit of three and a half")
+                .isBetween(1L, 3L);
+        cache.close();
+    }
+
     @Test
     void aRemovalForgetsTheKeyUnderEveryIdentifierItWasCachedByAndNoOtherKey() {
         KeyEntry gone = TestKeys.entry(KeyType.EC_P256, "every-name.example.test");
