@@ -10,8 +10,8 @@
  * (getrandom(2), the source OpenSSL seeds its own from; rejection-sampled into [1, n-1]), kept in BN_secure_new
  * memory, multiplied with BN_mod_mul_montgomery (the multiplication OpenSSL's own constant-time exponentiation
  * uses) and inverted with BN_mod_exp_mont_consttime (Fermat: x^(n-2)); every scratch value is wiped when the maker
- * is freed, and each batch overwrites the last. The filler runs this at idle priority, ahead of and apart from any request, so no
- * client can time it. r and the point's coordinates are public (r is half of every signature).
+ * is freed, and each batch overwrites the last. The filler runs this at idle priority, ahead of and apart from any
+ * request, so no client can time it. r and the point's coordinates are public (r is half of every signature).
  *
  * No lock another thread takes: the filler runs at idle priority, and whatever lock it holds when the kernel
  * preempts it stays held until the filler next gets an idle core, which under full load can be a second away.

@@ -270,7 +270,7 @@ class WarmStartTest {
         WeakReference<List<String>> list = new WeakReference<>(identifiers);
         try (KeyRepository repository = KeyRepository.open(fixture.config(),
                 CryptoProvider.select(ProviderChoice.AUTO).keyParser())) {
-            KeyWarmup warmup = new KeyWarmup(repository, null);
+            KeyWarmup warmup = new KeyWarmup(repository, null); // a reload signs nothing
             warmup.reload(identifiers);
             identifiers = null;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
