@@ -257,7 +257,7 @@ public final class GovernorTimeline implements Callable<Integer> {
 
     private void run(ElasticStore store, MemoryGovernor governor, LoadSteps load, ZipfKeys zipfKeys)
             throws IOException, InterruptedException {
-        OpenLoopSchedule schedule = new OpenLoopSchedule(load, threads);
+        OpenLoopSchedule schedule = new OpenLoopSchedule(load);
         Recorder recorder = new Recorder(HIGHEST_NANOS, 3);
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -265,12 +265,9 @@ public final class GovernorTimeline implements Callable<Integer> {
             workers.add(w);
             w.start();
         }
-        Thread scheduler = new Thread(schedule, "governor-timeline-schedule");
-        scheduler.setPriority(Thread.MAX_PRIORITY);
         console.printf("steps %s (%d s), %d workers, governor %s%n", load, load.totalSeconds(), threads,
                 governor.config());
         console.println(String.join(",", HEADER));
-        scheduler.start();
         Histogram interval = null;
         StoreStats before = store.stats();
         try (TimelineCsv csv = new TimelineCsv(Files.newBufferedWriter(out.resolve("governor-timeline.csv")), HEADER)) {
@@ -293,7 +290,6 @@ public final class GovernorTimeline implements Callable<Integer> {
                 console.println(TimelineCsv.format(row));
             }
         }
-        scheduler.join();
         for (Thread w : workers) {
             w.join();
         }

@@ -1,33 +1,37 @@
-// OpenLoopSchedule -- releases numbered requests at the times LoadSteps gives them, for the open-loop load tools.
+// OpenLoopSchedule -- hands numbered requests to workers at the times LoadSteps gives them, for the open-loop load tools.
 package io.elastikey.perf.load;
 
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The open-loop clock: request {@code i} is due at {@link #intendedStart}{@code (i)}, whether or not earlier ones
- * have finished. The scheduler thread ({@link #run}) adds one permit per request as it comes due; a worker's
- * {@link #next} takes a permit, then the next request number, so no request starts early and a backlog waits as
- * permits. Latency counts from the intended start (coordinated omission corrected). The scheduler parks between
- * releases, so it may release a few requests late, by the OS's timer slack; their latency counts from the intended
- * start all the same, which errs on the side of overstating it. A constant rate is one step.
+ * have finished. A worker's {@link #next} claims the next request number and returns it once it is due, so no
+ * request starts early, and latency counts from the intended start (coordinated omission corrected, as in wrk2).
+ *
+ * <p>Why the workers pace themselves, with no scheduler thread: a thread that released each request to a waiting
+ * worker cost two cross-thread wake-ups per few requests. At the rates the in-process store tools ask for (several
+ * hundred thousand gets a second on two cores) those hand-overs were some 40,000 context switches a second and a
+ * good part of a core, so the harness, not the store, set the ceiling of "70% of the closed-loop peak". Here a worker
+ * that is ahead of its next request parks until it is due (the kernel wakes it by its own timer, tens of
+ * microseconds late at most, which counts against the request's latency and so errs on the side of overstating it);
+ * a worker that is behind takes the next request at once.
  */
-public final class OpenLoopSchedule implements Runnable {
+public final class OpenLoopSchedule {
 
     /** Lead time from construction to the first request, for threads to start. */
     private static final long LEAD_NANOS = 50_000_000L;
+    /** Longest single park, so that {@link #stop} reaches a worker waiting for a far-off request soon. */
+    private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final LoadSteps steps;
-    private final int workers;
     private final long startNanos = System.nanoTime() + LEAD_NANOS;
-    private final Semaphore due = new Semaphore(0);
     private final AtomicLong claimed = new AtomicLong();
     private volatile boolean stopped;
 
-    public OpenLoopSchedule(LoadSteps steps, int workers) {
+    public OpenLoopSchedule(LoadSteps steps) {
         this.steps = steps;
-        this.workers = workers;
     }
 
     /** {@link System#nanoTime()} at which the schedule starts (second 0). */
@@ -39,44 +43,37 @@ public final class OpenLoopSchedule implements Runnable {
         return startNanos + steps.offsetNanos(request);
     }
 
-    /** Releases every request at its time, then one end-of-schedule permit per worker. */
-    @Override
-    public void run() {
-        long total = steps.totalRequests();
-        long released = 0;
-        while (released < total && !stopped) {
-            long dueNow = steps.dueBy(System.nanoTime() - startNanos);
-            if (dueNow > released) {
-                due.release((int) Math.min(Integer.MAX_VALUE, dueNow - released));
-                released = dueNow;
-            }
-            if (released < total && !stopped) {
-                long wait = intendedStart(released) - System.nanoTime();
-                if (wait > 0) {
-                    LockSupport.parkNanos(wait);
-                }
-            }
-        }
-        due.release(workers);
-    }
-
-    /** The next request number once it is due, or -1 when the schedule is over or {@link #stop stopped}. */
+    /**
+     * The next request number once it is due, or -1 when the schedule is over or {@link #stop stopped}.
+     *
+     * @throws InterruptedException when the calling thread is interrupted while it waits
+     */
     public long next() throws InterruptedException {
-        due.acquire();
         if (stopped) {
-            due.release(); // every other worker waiting gets its end too
             return -1;
         }
         long i = claimed.getAndIncrement();
-        return i < steps.totalRequests() ? i : -1;
+        if (i >= steps.totalRequests()) {
+            return -1;
+        }
+        long due = intendedStart(i);
+        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+            if (stopped) {
+                return -1;
+            }
+            LockSupport.parkNanos(this, Math.min(wait, MAX_PARK_NANOS));
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+        return i;
     }
 
     /**
      * Ends the schedule early, for a run whose length depends on what it measures (a resize that takes as long as it
-     * takes): no request is released after this, and every worker's {@link #next} returns -1 from now on.
+     * takes): every worker's {@link #next} returns -1 from now on, within a few milliseconds for one that waits.
      */
     public void stop() {
         stopped = true;
-        due.release(workers);
     }
 }

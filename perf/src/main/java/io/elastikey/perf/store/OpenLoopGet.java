@@ -36,10 +36,9 @@ import picocli.CommandLine.Option;
  * A stall therefore shows up in every request that should have started during it, instead of
  * only in the one that was stuck (coordinated omission, as in wrk2).
  *
- * <p>The {@link OpenLoopSchedule} thread releases requests as they come due; {@code --threads} workers
- * take them in order, look up a uniformly random key and record into their own HdrHistogram. A
- * worker writes keys into one reused array and values into one reused direct buffer, so the
- * tool's heap stays small (it runs the million-key KPI in {@code -Xmx256m}). The first
+ * <p>{@code --threads} workers take requests from the {@link OpenLoopSchedule} in order, each once it is due,
+ * look up a uniformly random key and record into their own HdrHistogram. A worker writes keys into one reused
+ * array and values into one reused direct buffer, so the tool's heap stays small (it runs the million-key KPI in {@code -Xmx256m}). The first
  * {@code --warmup} seconds run at the same rate but are not recorded.
  */
 @Command(name = "store", mixinStandardHelpOptions = true, sortOptions = false,
@@ -109,23 +108,19 @@ public final class OpenLoopGet implements Callable<Integer> {
     private void run(ElasticStore store) throws InterruptedException {
         long warmup = (long) rate * warmupSeconds;
         OpenLoopSchedule schedule = new OpenLoopSchedule(
-                new LoadSteps(List.of(new LoadSteps.Step(rate, warmupSeconds + durationSeconds))), threads);
+                new LoadSteps(List.of(new LoadSteps.Step(rate, warmupSeconds + durationSeconds))));
         Worker[] workers = new Worker[threads];
         for (int t = 0; t < threads; t++) {
             workers[t] = new Worker(store, schedule, keys, warmup, t);
             workers[t].start();
         }
-        Thread scheduler = new Thread(schedule, "open-loop-schedule");
-        scheduler.setPriority(Thread.MAX_PRIORITY);
         out.printf("%,d gets/s for %d s (after %d s unrecorded) over %,d keys, %d worker(s)...%n",
                 rate, durationSeconds, warmupSeconds, keys, threads);
-        scheduler.start();
         long untilMeasured = schedule.intendedStart(warmup) - System.nanoTime();
         if (untilMeasured > 0) {
             TimeUnit.NANOSECONDS.sleep(untilMeasured);
         }
         StoreStats before = store.stats();
-        scheduler.join();
         for (Worker w : workers) {
             w.join();
         }

@@ -251,7 +251,7 @@ public final class ResizeTimeline implements Callable<Integer> {
     private Phases timeline(ElasticStore store, BenchmarkDataset data, int openRate)
             throws IOException, InterruptedException {
         OpenLoopSchedule schedule = new OpenLoopSchedule(
-                new LoadSteps(List.of(new LoadSteps.Step(openRate, warmupSeconds + maxSeconds))), threads);
+                new LoadSteps(List.of(new LoadSteps.Step(openRate, warmupSeconds + maxSeconds))));
         long timelineStart = schedule.startNanos() + TimeUnit.SECONDS.toNanos(warmupSeconds);
         Phases phases = new Phases(threads);
         // One recorder and one set of phase histograms per worker: at a quarter of a million gets a second, a shared
@@ -265,9 +265,6 @@ public final class ResizeTimeline implements Callable<Integer> {
             workers.add(w);
             w.start();
         }
-        Thread scheduler = new Thread(schedule, "resize-timeline-schedule");
-        scheduler.setPriority(Thread.MAX_PRIORITY);
-        scheduler.start();
         console.printf("%,d gets/s open loop: %d s warm-up, then the timeline (grow at %d s, shrink %d s after it)%n",
                 openRate, warmupSeconds, growAfterSeconds, settleSeconds);
         console.println(String.join(",", HEADER));
@@ -312,7 +309,6 @@ public final class ResizeTimeline implements Callable<Integer> {
             }
         }
         schedule.stop();
-        scheduler.join();
         for (Thread w : workers) {
             w.join();
         }

@@ -13,7 +13,7 @@ class OpenLoopScheduleTest {
     @Test
     void everyRequestIsHandedOutOnceNeverBeforeItIsDueThenEachWorkerGetsTheEnd() throws Exception {
         LoadSteps load = LoadSteps.parse("300x1,0x1,100x1");
-        OpenLoopSchedule schedule = new OpenLoopSchedule(load, 3);
+        OpenLoopSchedule schedule = new OpenLoopSchedule(load);
         ConcurrentLinkedQueue<Long> taken = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<Long> early = new ConcurrentLinkedQueue<>();
         List<Thread> workers = new ArrayList<>();
@@ -33,9 +33,6 @@ class OpenLoopScheduleTest {
             workers.add(t);
             t.start();
         }
-        Thread scheduler = new Thread(schedule);
-        scheduler.start();
-        scheduler.join();
         for (Thread t : workers) {
             t.join();
         }
@@ -45,8 +42,8 @@ class OpenLoopScheduleTest {
     }
 
     @Test
-    void stopEndsTheSchedulerAndEveryWorkerBeforeTheLastStep() throws Exception {
-        OpenLoopSchedule schedule = new OpenLoopSchedule(LoadSteps.parse("100x3600"), 2);
+    void stopEndsEveryWorkerBeforeTheLastStep() throws Exception {
+        OpenLoopSchedule schedule = new OpenLoopSchedule(LoadSteps.parse("100x3600"));
         ConcurrentLinkedQueue<Long> taken = new ConcurrentLinkedQueue<>();
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < 2; w++) {
@@ -62,18 +59,14 @@ class OpenLoopScheduleTest {
             threads.add(t);
             t.start();
         }
-        Thread scheduler = new Thread(schedule);
-        scheduler.start();
         while (taken.size() < 5) {
             Thread.sleep(10);
         }
         schedule.stop();
-        scheduler.join(10_000);
         for (Thread t : threads) {
             t.join(10_000);
         }
 
-        assertThat(scheduler.isAlive()).isFalse();
         assertThat(threads).noneMatch(Thread::isAlive);
         assertThat(taken).doesNotHaveDuplicates().hasSizeLessThan(360_000);
         assertThat(schedule.next()).isEqualTo(-1);

@@ -6,6 +6,10 @@ import io.elastikey.store.elastic.ElasticStore.Tiers;
 import io.elastikey.store.elastic.hot.HotTier;
 import io.elastikey.store.elastic.log.RecordFormat;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +21,9 @@ import org.slf4j.LoggerFactory;
  * table's entries into it, publish it, wait until no reader is inside the old one, free the old one. The fill: while
  * room remains, copy entries from disk into the published table. A table's memory leaves the process when it is
  * closed; building the smaller table also leaves it without the slack of sizes no longer written.
+ *
+ * <p>Memory: a grow's fill first touches the room it fills ({@link HotTier#prepare}), and until it has, a miss is
+ * admitted only into memory already touched; a lookup never takes a page fault for an admission.
  *
  * <p>Priority: first the entries already in memory (most frequent first under FREQUENCY, in
  * admission order under SEQUENTIAL), then, while room remains, entries from disk. SEQUENTIAL walks
@@ -31,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * copies and the admission of misses all go to it under the key's stripe lock.
  *
  * <p>Threads: the rebuild runs at normal priority; it is bounded by the old table's size, and it is how memory is
- * given back (to the governor, before a kernel limit drops), which cannot wait. The fill runs on a second thread at the
+ * given back (to the governor, before a kernel limit drops), which cannot wait. A grow's rebuild first has a third
+ * thread, at idle priority, touch the memory it will copy into (for a few seconds at most). The fill runs on a second thread at the
  * OS's idle priority ({@link ElasticStoreConfig#resizeIdlePriority()}): on cores that never idle it hardly runs, and
  * nothing waits for it, since the table it fills already serves and admits. One part of one resize runs at a time
  * ({@link #turn}); a resize cancels the one before it. Both parts yield to lookups: a {@link ResizePacer} pauses them
@@ -43,12 +51,20 @@ final class Resizer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Resizer.class);
     /** Entries in a row without room after which a walk counts the tier full ({@link #walk}). */
     static final int UNFIT_IN_A_ROW = 256;
+    /** How long a grow's rebuild waits for its memory to be touched at idle priority before it goes ahead. */
+    static final long PREPARE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final ElasticStore store;
     /** Runs the rebuild of every resize ({@link #rebuild}). */
     private final ExecutorService worker;
     /** Runs the fill from disk ({@link #fill}) at SCHED_IDLE, or is {@link #worker} when idle priority is off. */
     private final ExecutorService idleWorker;
+    /**
+     * Touches a grow's memory at SCHED_IDLE before its rebuild copies into it ({@link #prepareAtIdlePriority}), or
+     * null when idle priority is off. A thread of its own: the idle worker may be taken by a cancelled fill that waits
+     * for the {@link #turn} the rebuild holds.
+     */
+    private final ExecutorService preparer;
     /** Held by the part of a resize that runs: a resize and the cancelled one it replaces never touch tiers at once. */
     private final Object turn = new Object();
     private volatile ResizeOperation current;
@@ -64,6 +80,12 @@ final class Resizer implements AutoCloseable {
                     r.run();
                 }, "store-resizer-idle"))
                 : worker;
+        this.preparer = store.config().resizeIdlePriority()
+                ? Executors.newSingleThreadExecutor(r -> daemon(() -> {
+                    lowerPriority();
+                    r.run();
+                }, "store-resizer-prepare"))
+                : null;
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -123,12 +145,20 @@ final class Resizer implements AutoCloseable {
         }
         HotTier old = store.tiers.current();
         HotTier next = null;
+        boolean filling = false;
         op.pacer = new ResizePacer(store.config().resizeDutyCycle(), store::lookupCount);
         try {
             next = HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize(),
                     store.epochs);
+            if (op.targetBytes() > old.budgetBytes()) {
+                prepareAtIdlePriority(op, next, old.usedBytes());
+            }
             store.tiers = new Tiers(old, next);
             carryOver(op, old, next);
+            filling = op.fromDisk && !full(next);
+            if (filling) {
+                next.admitIntoPreparedMemoryOnly(); // until the fill has touched the memory (HotTier.prepare)
+            }
             publish(next);
             old.close();
         } catch (CancellationException e) {
@@ -146,7 +176,7 @@ final class Resizer implements AutoCloseable {
             op.finish(ResizeOperation.State.FAILED, e);
             return;
         }
-        if (op.fromDisk && !full(next)) {
+        if (filling) {
             HotTier published = next;
             idleWorker.execute(() -> {
                 synchronized (turn) {
@@ -159,6 +189,57 @@ final class Resizer implements AutoCloseable {
     }
 
     /**
+     * Touches the memory a grow's carry-over will copy into, on the {@link #preparer} thread, and waits for it: the
+     * copy itself runs at normal priority, and the page faults of fresh memory (most of its cost, and on a virtual
+     * machine that gave the pages back to its host, some microseconds each) should take only idle cores. On cores that
+     * never idle the preparer may not run at all: after {@link #PREPARE_WAIT_NANOS} the carry-over goes ahead and
+     * touches what is left itself, paced as before; a resize cancelled meanwhile stops waiting at once.
+     */
+    private void prepareAtIdlePriority(ResizeOperation op, HotTier tier, long bytes) {
+        if (preparer == null) {
+            tier.prepare(bytes, () -> checkCancelled(op));
+            return;
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        Future<?> preparing = preparer.submit(() -> tier.prepare(bytes, () -> {
+            if (stop.get()) {
+                throw new CancellationException("the carry-over went ahead");
+            }
+            checkCancelled(op);
+        }));
+        long deadline = System.nanoTime() + PREPARE_WAIT_NANOS;
+        try {
+            while (!preparing.isDone()) {
+                if (op.cancelRequested()) {
+                    throw new CancellationException();
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    return;
+                }
+                try {
+                    preparing.get(10, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    // look again
+                }
+            }
+            preparing.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted while preparing memory");
+        } finally {
+            stop.set(true);
+        }
+    }
+
+    /**
      * The part that can wait, on the idle-priority thread: entries from disk into the published table while room
      * remains. Lookups use the table meanwhile and their misses are admitted to it as usual, so on cores that never
      * idle, where this thread hardly runs, the table still fills the way a cache does. The new budget holds whether
@@ -167,6 +248,8 @@ final class Resizer implements AutoCloseable {
     private void fill(ResizeOperation op, HotTier tier) {
         try {
             checkCancelled(op);
+            tier.prepare(tier.budgetBytes() - tier.usedBytes(), () -> checkCancelled(op));
+            tier.admitAnywhere();
             loadFromDisk(op, tier);
             done(op);
         } catch (CancellationException e) {
@@ -175,6 +258,8 @@ final class Resizer implements AutoCloseable {
             // The table is in place at its new budget; only the prefetch stopped. Misses go on filling it.
             LOG.warn("resize to {} bytes: filling the memory tier from disk stopped", op.targetBytes(), e);
             op.finish(ResizeOperation.State.DONE, null);
+        } finally {
+            tier.admitAnywhere();
         }
     }
 
@@ -349,6 +434,9 @@ final class Resizer implements AutoCloseable {
         }
         worker.shutdown();
         idleWorker.shutdown();
+        if (preparer != null) {
+            preparer.shutdown();
+        }
         try {
             worker.awaitTermination(30, TimeUnit.SECONDS);
             idleWorker.awaitTermination(30, TimeUnit.SECONDS);

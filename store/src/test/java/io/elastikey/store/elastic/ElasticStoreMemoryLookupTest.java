@@ -185,9 +185,12 @@ class ElasticStoreMemoryLookupTest {
                 }
                 assertThat(cold).as("keys the fill has not copied yet").hasSize(10);
                 for (int i : cold) {
-                    // A miss gives its admission up while another thread is in the tier (the fill's copy): ask again.
-                    for (int tries = 0; tries < 100 && !inMemory(store, i); tries++) {
+                    // A miss gives its admission up while another thread is in the tier (the fill's copy), and while
+                    // the fill has touched no memory for it yet (HotTier.prepare, paced like the rest): ask again.
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (!inMemory(store, i) && System.nanoTime() < deadline) {
                         assertThat(store.get(b("key-" + i))).isEqualTo(valueOf(i));
+                        Thread.sleep(5);
                     }
                 }
                 assertThat(fill.state()).as("the fill still running").isEqualTo(ResizeOperation.State.RUNNING);

@@ -51,7 +51,7 @@ class IdlePriorityTest {
     }
 
     @Test
-    void rebuildsRunAtNormalPriorityAndFillsFromDiskAtIdlePriority() throws Exception {
+    void rebuildsRunAtNormalPriorityAndTheGrowsMemoryAndFillsFromDiskAtIdlePriority() throws Exception {
         assumeLinuxWithChrt();
         try (ElasticStore store = openStore(true)) {
             assertThat(store.resize(1 << 20).await(30, TimeUnit.SECONDS)).isEqualTo(ResizeOperation.State.DONE);
@@ -59,6 +59,7 @@ class IdlePriorityTest {
 
             assertThat(resizerPolicies()).containsExactlyInAnyOrder(
                     Map.entry("store-resizer-i", SCHED_IDLE), // the kernel keeps 15 characters of a name
+                    Map.entry("store-resizer-p", SCHED_IDLE), // the grow's memory touched ahead of its copy
                     Map.entry("store-resizer", SCHED_OTHER));
         }
     }

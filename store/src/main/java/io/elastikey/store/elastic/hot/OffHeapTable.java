@@ -47,6 +47,10 @@ final class OffHeapTable implements AutoCloseable {
     private static final int MAX_CAPACITY = 1 << 30;
     /** Retries a reader spins for before it yields: a writer holds a block for a microsecond at most. */
     private static final int SPINS = 64;
+    /** The page size assumed when touching prepared chunks; on larger pages it touches some twice, harmlessly. */
+    private static final long PAGE = 4096;
+    /** Pages {@link #prepareChunk} touches between two calls of its step. */
+    static final int PREPARE_STEP_PAGES = 16;
 
     private final ReaderEpochs epochs;
     private final SlabArena arena;
@@ -204,13 +208,29 @@ final class OffHeapTable implements AutoCloseable {
      * @throws OutOfMemoryError when native memory for a chunk or a larger slot array cannot be had
      */
     synchronized void put(byte[] key, long hash, byte[] value) {
+        put(key, hash, value, true);
+    }
+
+    /**
+     * As {@link #put(byte[], long, byte[])}; with {@code mayTouchNew} false only if that needs no memory touched for
+     * the first time (no fresh chunk, no larger slot array: see {@link SlabArena}), else nothing changes.
+     *
+     * @return whether the value was stored
+     */
+    synchronized boolean put(byte[] key, long hash, byte[] value, boolean mayTouchNew) {
         checkOpen();
         long tag = tagOf(hash);
         long existing = slotOf(key, tag);
         if (existing == 0 && live + tombstones + 1 > maxLoad(slots)) {
+            if (!mayTouchNew) {
+                return false;
+            }
             rebuild(live + 1);
         }
-        long block = arena.allocate(EntryBlock.need(key.length, value.length));
+        long block = arena.allocate(EntryBlock.need(key.length, value.length), mayTouchNew);
+        if (block == 0) {
+            return false;
+        }
         EntryBlock.write(block, key, value);
         if (existing != 0) {
             long old = U.getLong(existing + 8);
@@ -226,6 +246,49 @@ final class OffHeapTable implements AutoCloseable {
             live++;
         }
         reclaimRetired();
+        return true;
+    }
+
+    /**
+     * Touches a new chunk ({@link #chunkBytes}) and hands it to the arena, on the calling thread and outside the
+     * table's lock (a chunk is nobody's until handed over): a grow's background fill does this so that lookups
+     * admitting misses never take a page fault ({@link SlabArena}, "Prepared chunks"). {@code eachStep} runs every
+     * {@value #PREPARE_STEP_PAGES} pages, for pacing and cancellation.
+     *
+     * @return false when the table was closed meanwhile (the chunk is freed)
+     */
+    boolean prepareChunk(Runnable eachStep) {
+        long chunk = arena.chunkTarget();
+        long address = OffHeap.allocate(chunk);
+        try {
+            for (long page = 0; page < chunk; page += PAGE) {
+                U.putByte(address + page, (byte) 0);
+                if ((page / PAGE) % PREPARE_STEP_PAGES == PREPARE_STEP_PAGES - 1) {
+                    eachStep.run();
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            OffHeap.free(address, chunk);
+            throw e;
+        }
+        synchronized (this) {
+            if (slots == null) { // closed meanwhile
+                OffHeap.free(address, chunk);
+                return false;
+            }
+            arena.addPrepared(address);
+            return true;
+        }
+    }
+
+    /** The size of the chunks the table's arena takes. */
+    long chunkBytes() {
+        return arena.chunkTarget();
+    }
+
+    /** Prepared chunks not yet carved. */
+    synchronized int preparedChunks() {
+        return arena.preparedChunks();
     }
 
     /** Removes the key; returns its value's length, or -1 when it was absent. */

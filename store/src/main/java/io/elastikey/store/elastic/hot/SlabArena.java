@@ -23,6 +23,13 @@ import java.util.Arrays;
  * {@code 2^(e-1) + i * 2^(e-6)}). Waste is at most 64 bytes or about 3%: a 4 KiB value with a 16-byte key needs a
  * 4,136-byte block and gets 4,224.
  *
+ * <h2>Prepared chunks</h2>
+ * A block carved from a fresh chunk costs the thread that carves it the page faults of its first touch: the kernel
+ * zeroes every page, and on a virtual machine whose host has taken the memory back, the host faults it in again. On
+ * a lookup thread admitting a miss that is the lookup's latency. So a grow's background fill touches chunks ahead
+ * ({@code OffHeapTable#prepareChunk}) and hands them over with {@link #addPrepared}; an allocation that may not touch new
+ * memory ({@code mayTouchNew} false) takes a free block, carves a prepared chunk, or gets nothing.
+ *
  * <p>Thread safety: none. The owning table serializes every call (readers never call the arena).
  */
 final class SlabArena implements AutoCloseable {
@@ -36,6 +43,8 @@ final class SlabArena implements AutoCloseable {
     private long[] chunks = new long[16];
     private long[] chunkSizes = new long[16];
     private int chunkCount;
+    private long[] prepared = new long[16];
+    private int preparedCount;
     private long reservedBytes;
     private boolean closed;
 
@@ -64,8 +73,21 @@ final class SlabArena implements AutoCloseable {
         return SMALL_LIMIT / SMALL_GRANULE + (e - 10) * CLASSES_PER_DOUBLING + sub;
     }
 
+    /** The size of the chunks the arena takes, and of every {@link #addPrepared prepared} chunk. */
+    long chunkTarget() {
+        return chunkTarget;
+    }
+
     /** A block of at least {@code need} bytes, header initialised ({@link EntryBlock#init}). */
     long allocate(int need) {
+        return allocate(need, true);
+    }
+
+    /**
+     * As {@link #allocate(int)}; with {@code mayTouchNew} false only from memory already touched (a free block or a
+     * prepared chunk), else 0.
+     */
+    long allocate(int need, boolean mayTouchNew) {
         if (closed) {
             throw new IllegalStateException("arena closed");
         }
@@ -78,7 +100,21 @@ final class SlabArena implements AutoCloseable {
             c = new SizeClass(blockSize(need));
             classes[index] = c;
         }
-        return c.allocate();
+        return c.allocate(mayTouchNew);
+    }
+
+    /** Takes a chunk of {@link #chunkTarget} bytes from {@link OffHeap#allocate}, every page of it already touched. */
+    void addPrepared(long address) {
+        register(address, chunkTarget);
+        if (preparedCount == prepared.length) {
+            prepared = Arrays.copyOf(prepared, preparedCount * 2);
+        }
+        prepared[preparedCount++] = address;
+    }
+
+    /** Prepared chunks no class has started carving yet. */
+    int preparedChunks() {
+        return preparedCount;
     }
 
     /** Returns a block to its class. The block's stamp is left alone: readers still holding it compare stamps. */
@@ -94,6 +130,11 @@ final class SlabArena implements AutoCloseable {
 
     private long newChunk(long bytes) {
         long address = OffHeap.allocate(bytes);
+        register(address, bytes);
+        return address;
+    }
+
+    private void register(long address, long bytes) {
         if (chunkCount == chunks.length) {
             chunks = Arrays.copyOf(chunks, chunkCount * 2);
             chunkSizes = Arrays.copyOf(chunkSizes, chunkCount * 2);
@@ -101,7 +142,6 @@ final class SlabArena implements AutoCloseable {
         chunks[chunkCount] = address;
         chunkSizes[chunkCount++] = bytes;
         reservedBytes += bytes;
-        return address;
     }
 
     /** Frees every chunk. The caller guarantees no reader can still be inside a block. */
@@ -115,6 +155,7 @@ final class SlabArena implements AutoCloseable {
             OffHeap.free(chunks[i], chunkSizes[i]);
         }
         chunkCount = 0;
+        preparedCount = 0;
         reservedBytes = 0;
         classes = new SizeClass[0];
     }
@@ -124,6 +165,7 @@ final class SlabArena implements AutoCloseable {
         private final int blockSize;
         private long carveNext;
         private long carveEnd;
+        private boolean carvingPrepared;
         private long carved;
         private long[] freeBlocks = new long[16];
         private int freeCount;
@@ -132,21 +174,34 @@ final class SlabArena implements AutoCloseable {
             this.blockSize = blockSize;
         }
 
-        long allocate() {
+        long allocate(boolean mayTouchNew) {
             if (freeCount > 0) {
                 return freeBlocks[--freeCount];
             }
-            if (carveNext + blockSize > carveEnd) {
-                // Chunks double from one block up to the target: a class written rarely holds little slack.
-                long bytes = Math.max(blockSize, Math.min(carved, chunkTarget) / blockSize * blockSize);
-                carved += bytes;
-                carveNext = newChunk(bytes);
-                carveEnd = carveNext + bytes;
+            boolean roomHere = carveNext + blockSize <= carveEnd;
+            if (!roomHere || !carvingPrepared && !mayTouchNew) {
+                if (preparedCount > 0 && blockSize <= chunkTarget) {
+                    // The rest of an unprepared chunk, if any, stays uncarved: slack of one chunk at most, once.
+                    carve(prepared[--preparedCount], chunkTarget / blockSize * blockSize, true);
+                } else if (!mayTouchNew) {
+                    return 0;
+                } else if (!roomHere) {
+                    // Chunks double from one block up to the target: a class written rarely holds little slack.
+                    long bytes = Math.max(blockSize, Math.min(carved, chunkTarget) / blockSize * blockSize);
+                    carve(newChunk(bytes), bytes, false);
+                }
             }
             long block = carveNext;
             carveNext += blockSize;
             EntryBlock.init(block, blockSize);
             return block;
+        }
+
+        private void carve(long chunk, long bytes, boolean prepared) {
+            carved += bytes;
+            carveNext = chunk;
+            carveEnd = chunk + bytes;
+            carvingPrepared = prepared;
         }
 
         void push(long block) {

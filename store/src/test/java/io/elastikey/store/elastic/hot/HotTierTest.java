@@ -42,6 +42,29 @@ class HotTierTest {
     }
 
     @Test
+    void whileAdmissionsMayUseOnlyPreparedMemoryAMissIsAdmittedOnceTheMemoryIsTouched() {
+        long before = OffHeap.allocatedBytes();
+        HotTier tier = HotTier.create(8L << 20, 16, 4096, epochs);
+        tier.admitIntoPreparedMemoryOnly();
+        assertThat(tier.tryAdmit(key(1), new byte[4096], k -> 1, 1)).as("no memory touched yet").isFalse();
+        assertThat(tier.entries()).isZero();
+
+        int[] steps = {0};
+        tier.prepare(1, () -> steps[0]++);
+        assertThat(steps[0]).as("paced in steps while touching a chunk").isPositive();
+        assertThat(tier.tryAdmit(key(1), new byte[4096], k -> 1, 1)).isTrue();
+        assertThat(tier.putIfRoom(key(2), new byte[4096])).as("a write may take fresh memory").isTrue();
+
+        tier.admitAnywhere();
+        for (int i = 3; i < 5000 && tier.tryAdmit(key(i), new byte[4096], k -> 1, 1); i++) {
+            assertThat(tier.contains(key(i))).isTrue();
+        }
+        assertThat(tier.usedBytes()).as("filled to the budget").isGreaterThan((8L << 20) - HotTier.cost(16, 4096));
+        tier.close();
+        assertThat(OffHeap.allocatedBytes()).isEqualTo(before);
+    }
+
+    @Test
     void accountingReturnsToZeroAfterEntriesOfManySizesComeAndGo() {
         long before = OffHeap.allocatedBytes();
         HotTier tier = HotTier.create(4L << 20, 16, 1000, epochs);

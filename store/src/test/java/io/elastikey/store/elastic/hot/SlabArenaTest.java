@@ -69,4 +69,45 @@ class SlabArenaTest {
         assertThat(arena.reservedBytes()).isZero();
         assertThatThrownBy(() -> arena.allocate(100)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void withoutLeaveToTouchNewMemoryOnlyFreeBlocksAndPreparedChunksAreHandedOut() {
+        long before = OffHeap.allocatedBytes();
+        try (SlabArena arena = new SlabArena(64 * 1024)) {
+            assertThat(arena.allocate(4136, false)).as("a fresh arena, nothing prepared").isZero();
+            assertThat(arena.reservedBytes()).isZero();
+
+            long chunk = OffHeap.allocate(arena.chunkTarget());
+            arena.addPrepared(chunk);
+            assertThat(arena.preparedChunks()).isEqualTo(1);
+            int perChunk = (int) (arena.chunkTarget() / 4224);
+            for (int i = 0; i < perChunk; i++) {
+                long block = arena.allocate(4136, false);
+                assertThat(block).as("block %d", i).isBetween(chunk, chunk + arena.chunkTarget() - 4224);
+            }
+            assertThat(arena.preparedChunks()).isZero();
+            assertThat(arena.allocate(4136, false)).as("the prepared chunk is used up").isZero();
+
+            long fresh = arena.allocate(4136);
+            assertThat(fresh).as("leave to touch new memory: a new chunk").isNotZero();
+            arena.free(fresh);
+            assertThat(arena.allocate(4136, false)).as("a freed block needs no new memory").isEqualTo(fresh);
+            assertThat(arena.reservedBytes()).isBetween(arena.chunkTarget() + 4224, 2 * arena.chunkTarget());
+        }
+        assertThat(OffHeap.allocatedBytes()).as("the prepared chunk is freed with the arena").isEqualTo(before);
+    }
+
+    @Test
+    void aClassCarvingUntouchedMemoryMovesToAPreparedChunkForAnAllocationThatMayNotTouch() {
+        try (SlabArena arena = new SlabArena(64 * 1024)) {
+            for (int i = 0; i < 40; i++) { // chunks double up to the target: the class now carves a fresh chunk
+                arena.allocate(1000);
+            }
+            long chunk = OffHeap.allocate(arena.chunkTarget());
+            arena.addPrepared(chunk);
+            long block = arena.allocate(1000, false);
+            assertThat(block).isBetween(chunk, chunk + arena.chunkTarget() - 1024);
+            assertThat(arena.allocate(1000)).as("carving goes on in the prepared chunk").isEqualTo(block + 1024);
+        }
+    }
 }
