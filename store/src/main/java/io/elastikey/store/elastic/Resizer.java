@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * copies and the admission of misses all go to it under the key's stripe lock.
  *
  * <p>Threads: the rebuild runs at normal priority; it is bounded by the old table's size, and it is how memory is
- * given back (to the governor, before a kernel limit drops), which cannot wait. A grow's rebuild first has a third
- * thread, at idle priority, touch the memory it will copy into (for a few seconds at most). The fill runs on a second thread at the
+ * given back (to the governor, before a kernel limit drops), which cannot wait. A grow's rebuild, which can, leaves
+ * touching its memory and the carry-over to a third thread at idle priority, for a few seconds each at most. The
+ * fill runs on a second thread at the
  * OS's idle priority ({@link ElasticStoreConfig#resizeIdlePriority()}): on cores that never idle it hardly runs, and
  * nothing waits for it, since the table it fills already serves and admits. One part of one resize runs at a time
  * ({@link #turn}); a resize cancels the one before it. Both parts yield to lookups: a {@link ResizePacer} pauses them
@@ -51,8 +53,8 @@ final class Resizer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Resizer.class);
     /** Entries in a row without room after which a walk counts the tier full ({@link #walk}). */
     static final int UNFIT_IN_A_ROW = 256;
-    /** How long a grow's rebuild waits for its memory to be touched at idle priority before it goes ahead. */
-    static final long PREPARE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How long a grow's rebuild waits for each part it leaves to the idle thread before it goes ahead itself. */
+    static final long IDLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final ElasticStore store;
     /** Runs the rebuild of every resize ({@link #rebuild}). */
@@ -60,7 +62,7 @@ final class Resizer implements AutoCloseable {
     /** Runs the fill from disk ({@link #fill}) at SCHED_IDLE, or is {@link #worker} when idle priority is off. */
     private final ExecutorService idleWorker;
     /**
-     * Touches a grow's memory at SCHED_IDLE before its rebuild copies into it ({@link #prepareAtIdlePriority}), or
+     * Touches a grow's memory and carries its old entries over at SCHED_IDLE ({@link #runAtIdlePriority}), or
      * null when idle priority is off. A thread of its own: the idle worker may be taken by a cancelled fill that waits
      * for the {@link #turn} the rebuild holds.
      */
@@ -69,7 +71,7 @@ final class Resizer implements AutoCloseable {
     private final Object turn = new Object();
     private volatile ResizeOperation current;
     private volatile long targetBudget;
-    private ValueScratch scratch; // made at the first copy; used under turn only
+    private ValueScratch scratch; // made at the first copy; used under turn only (by the preparer for its holder)
 
     Resizer(ElasticStore store) {
         this.store = store;
@@ -150,11 +152,15 @@ final class Resizer implements AutoCloseable {
         try {
             next = HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize(),
                     store.epochs);
-            if (op.targetBytes() > old.budgetBytes()) {
-                prepareAtIdlePriority(op, next, old.usedBytes());
+            HotTier fresh = next;
+            boolean grow = op.targetBytes() > old.budgetBytes();
+            if (grow) {
+                runAtIdlePriority(op, step -> fresh.prepare(old.usedBytes(), step));
             }
             store.tiers = new Tiers(old, next);
-            carryOver(op, old, next);
+            if (!grow || !runAtIdlePriority(op, step -> carryOver(op, old, fresh, step))) {
+                carryOver(op, old, next, () -> checkCancelled(op)); // (what is left of it)
+            }
             filling = op.fromDisk && !full(next);
             if (filling) {
                 next.admitIntoPreparedMemoryOnly(); // until the fill has touched the memory (HotTier.prepare)
@@ -189,54 +195,75 @@ final class Resizer implements AutoCloseable {
     }
 
     /**
-     * Touches the memory a grow's carry-over will copy into, on the {@link #preparer} thread, and waits for it: the
-     * copy itself runs at normal priority, and the page faults of fresh memory (most of its cost, and on a virtual
-     * machine that gave the pages back to its host, some microseconds each) should take only idle cores. On cores that
-     * never idle the preparer may not run at all: after {@link #PREPARE_WAIT_NANOS} the carry-over goes ahead and
-     * touches what is left itself, paced as before; a resize cancelled meanwhile stops waiting at once.
+     * Runs part of a grow's rebuild on the {@link #preparer} thread and waits for it: touching the memory the
+     * carry-over copies into (page faults of fresh memory, on a virtual machine that gave the pages back to its host
+     * some microseconds each) and the carry-over itself. Nothing in a grow is urgent, so it should take only idle
+     * cores. On cores that never idle the preparer may not run at all: after {@link #IDLE_WAIT_NANOS} the rebuild
+     * stops it (at its next step) and goes on itself. A resize cancelled meanwhile stops waiting at once.
+     *
+     * @param work given the step to call between units of its work (pacing, cancellation, the stop)
+     * @return whether the work ran to its end (always, when idle priority is off: then it runs on this thread)
      */
-    private void prepareAtIdlePriority(ResizeOperation op, HotTier tier, long bytes) {
+    private boolean runAtIdlePriority(ResizeOperation op, Consumer<Runnable> work) {
         if (preparer == null) {
-            tier.prepare(bytes, () -> checkCancelled(op));
-            return;
+            work.accept(() -> checkCancelled(op));
+            return true;
         }
         AtomicBoolean stop = new AtomicBoolean();
-        Future<?> preparing = preparer.submit(() -> tier.prepare(bytes, () -> {
+        Future<?> running = preparer.submit(() -> work.accept(() -> {
             if (stop.get()) {
-                throw new CancellationException("the carry-over went ahead");
+                throw new CancellationException("the rebuild went ahead without the idle thread");
             }
             checkCancelled(op);
         }));
-        long deadline = System.nanoTime() + PREPARE_WAIT_NANOS;
+        long deadline = System.nanoTime() + IDLE_WAIT_NANOS;
         try {
-            while (!preparing.isDone()) {
+            while (!running.isDone()) {
                 if (op.cancelRequested()) {
                     throw new CancellationException();
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    return;
+                    stop.set(true);
+                    awaitStopped(running); // it shares the copy's scratch buffer: one copier at a time
+                    return false;
                 }
                 try {
-                    preparing.get(10, TimeUnit.MILLISECONDS);
+                    running.get(10, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
                     // look again
                 }
             }
-            preparing.get();
+            running.get();
+            return true;
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException(e.getCause());
+            throw rethrown(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new CancellationException("interrupted while preparing memory");
+            throw new CancellationException("interrupted while the idle thread worked");
         } finally {
             stop.set(true);
         }
+    }
+
+    /** Waits until stopped work has left its step; its own CancellationException is the expected end. */
+    private static void awaitStopped(Future<?> running) throws InterruptedException {
+        try {
+            running.get();
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof CancellationException)) {
+                throw rethrown(e.getCause());
+            }
+        }
+    }
+
+    private static RuntimeException rethrown(Throwable cause) {
+        if (cause instanceof RuntimeException r) {
+            return r;
+        }
+        if (cause instanceof Error err) {
+            throw err;
+        }
+        return new IllegalStateException(cause);
     }
 
     /**
@@ -286,15 +313,15 @@ final class Resizer implements AutoCloseable {
      * admission order while room remains. A sort of a million keys by frequency would allocate tens of megabytes
      * (boxed indexes, a copy of the key array) that stay alive through the young collections it triggers.
      */
-    private void carryOver(ResizeOperation op, HotTier old, HotTier next) {
+    private void carryOver(ResizeOperation op, HotTier old, HotTier next, Runnable step) {
         long[] hashes = old.hashesInRingOrder(); // one array of longs; keys are read back one at a time
         if (store.sketch == null) {
-            copyAll(op, old, hashes, next, f -> true);
+            copyAll(op, old, hashes, next, f -> true, step);
             return;
         }
         long[] costAt = new long[16];
         for (long hash : hashes) {
-            checkCancelled(op);
+            step.run();
             int length = old.valueLengthOf(hash);
             byte[] key = length < 0 ? null : old.keyOf(hash);
             if (key != null) {
@@ -302,12 +329,12 @@ final class Resizer implements AutoCloseable {
             }
         }
         int threshold = threshold(costAt, next.budgetBytes() - next.usedBytes());
-        copyAll(op, old, hashes, next, f -> f > threshold);
-        copyAll(op, old, hashes, next, f -> true); // what still fits; see loadFromDisk for why not f <= threshold
+        copyAll(op, old, hashes, next, f -> f > threshold, step);
+        copyAll(op, old, hashes, next, f -> true, step); // what still fits; see loadFromDisk for why not f <= threshold
     }
 
     private void copyAll(ResizeOperation op, HotTier old, long[] hashes, HotTier next,
-                         java.util.function.IntPredicate wanted) {
+                         java.util.function.IntPredicate wanted, Runnable step) {
         for (long hash : hashes) {
             if (full(next)) {
                 return;
@@ -317,7 +344,7 @@ final class Resizer implements AutoCloseable {
             }
             byte[] key = old.keyOf(hash); // null: removed by a write since
             if (key != null && !next.contains(key)) {
-                copy(op, key, next);
+                copy(op, key, next, step);
             }
         }
     }
@@ -386,13 +413,13 @@ final class Resizer implements AutoCloseable {
             if (next.contains(key) || !wanted.test(store.frequency(key))) {
                 return;
             }
-            copy(op, key, next);
+            copy(op, key, next, () -> checkCancelled(op));
         }, () -> unfitInARow[0] >= UNFIT_IN_A_ROW);
     }
 
     /** Copies one entry into {@code next}, under the key's stripe lock so no write interleaves. */
-    private void copy(ResizeOperation op, byte[] key, HotTier next) {
-        checkCancelled(op);
+    private void copy(ResizeOperation op, byte[] key, HotTier next, Runnable step) {
+        step.run();
         var stripe = store.stripes.of(key);
         stripe.lock();
         try {
