@@ -71,7 +71,11 @@ final class Resizer implements AutoCloseable {
     private final Object turn = new Object();
     private volatile ResizeOperation current;
     private volatile long targetBudget;
-    private ValueScratch scratch; // made at the first copy; used under turn only (by the preparer for its holder)
+    /**
+     * The copy's read buffer, one per copying thread: the rebuild's, the preparer's (a stopped idle part may finish
+     * its last copy while the rebuild goes on) and the fill's. Made at a thread's first copy.
+     */
+    private final ThreadLocal<ValueScratch> scratch = new ThreadLocal<>();
 
     Resizer(ElasticStore store) {
         this.store = store;
@@ -199,7 +203,10 @@ final class Resizer implements AutoCloseable {
      * carry-over copies into (page faults of fresh memory, on a virtual machine that gave the pages back to its host
      * some microseconds each) and the carry-over itself. Nothing in a grow is urgent, so it should take only idle
      * cores. On cores that never idle the preparer may not run at all: after {@link #IDLE_WAIT_NANOS} the rebuild
-     * stops it (at its next step) and goes on itself. A resize cancelled meanwhile stops waiting at once.
+     * stops it (at its next step) and goes on itself. A resize cancelled meanwhile stops waiting at once. Neither
+     * waits for the idle thread to stop, which on busy cores could take as long: what it still does is safe beside
+     * the rebuild (copies under each key's stripe lock, each thread its own read buffer; a table closed meanwhile
+     * refuses them).
      *
      * @param work given the step to call between units of its work (pacing, cancellation, the stop)
      * @return whether the work ran to its end (always, when idle priority is off: then it runs on this thread)
@@ -223,9 +230,7 @@ final class Resizer implements AutoCloseable {
                     throw new CancellationException();
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    stop.set(true);
-                    awaitStopped(running); // it shares the copy's scratch buffer: one copier at a time
-                    return false;
+                    return false; // the finally stops it; its last copy may overlap ours, as any two copiers may
                 }
                 try {
                     running.get(10, TimeUnit.MILLISECONDS);
@@ -242,17 +247,6 @@ final class Resizer implements AutoCloseable {
             throw new CancellationException("interrupted while the idle thread worked");
         } finally {
             stop.set(true);
-        }
-    }
-
-    /** Waits until stopped work has left its step; its own CancellationException is the expected end. */
-    private static void awaitStopped(Future<?> running) throws InterruptedException {
-        try {
-            running.get();
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof CancellationException)) {
-                throw rethrown(e.getCause());
-            }
         }
     }
 
@@ -423,10 +417,12 @@ final class Resizer implements AutoCloseable {
         var stripe = store.stripes.of(key);
         stripe.lock();
         try {
-            if (scratch == null) {
-                scratch = new ValueScratch(store.maxValueSize());
+            ValueScratch buffer = scratch.get();
+            if (buffer == null) {
+                buffer = new ValueScratch(store.maxValueSize());
+                scratch.set(buffer);
             }
-            byte[] value = store.readStored(key, scratch);
+            byte[] value = store.readStored(key, buffer);
             if (value != null && next.putIfRoom(key, value)) {
                 op.moved(HotTier.cost(key.length, value.length));
             }
