@@ -65,6 +65,17 @@ class HotTierTest {
     }
 
     @Test
+    void memoryPreparedForATierClosedMeanwhileGoesBack() {
+        long before = OffHeap.allocatedBytes();
+        HotTier tier = HotTier.create(64L << 20, 16, 4096, epochs);
+        tier.prepare(8L << 20, () -> { });
+        assertThat(tier.reservedBytes()).as("two chunks of 4 MiB held").isGreaterThanOrEqualTo(8L << 20);
+        tier.close();
+        tier.prepare(8L << 20, () -> { }); // a cancelled grow's preparer, still running after the close
+        assertThat(OffHeap.allocatedBytes()).isEqualTo(before);
+    }
+
+    @Test
     void accountingReturnsToZeroAfterEntriesOfManySizesComeAndGo() {
         long before = OffHeap.allocatedBytes();
         HotTier tier = HotTier.create(4L << 20, 16, 1000, epochs);
