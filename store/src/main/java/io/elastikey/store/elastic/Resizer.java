@@ -80,18 +80,16 @@ final class Resizer implements AutoCloseable {
     Resizer(ElasticStore store) {
         this.store = store;
         this.worker = Executors.newSingleThreadExecutor(r -> daemon(r, "store-resizer"));
-        this.idleWorker = store.config().resizeIdlePriority()
-                ? Executors.newSingleThreadExecutor(r -> daemon(() -> {
-                    lowerPriority();
-                    r.run();
-                }, "store-resizer-idle"))
-                : worker;
-        this.preparer = store.config().resizeIdlePriority()
-                ? Executors.newSingleThreadExecutor(r -> daemon(() -> {
-                    lowerPriority();
-                    r.run();
-                }, "store-resizer-prepare"))
-                : null;
+        boolean idle = store.config().resizeIdlePriority();
+        this.idleWorker = idle ? idlePriorityThread("store-resizer-idle") : worker;
+        this.preparer = idle ? idlePriorityThread("store-resizer-prepare") : null;
+    }
+
+    private static ExecutorService idlePriorityThread(String name) {
+        return Executors.newSingleThreadExecutor(r -> daemon(() -> {
+            lowerPriority();
+            r.run();
+        }, name));
     }
 
     private static Thread daemon(Runnable r, String name) {
