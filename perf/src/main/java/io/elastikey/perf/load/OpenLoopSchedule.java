@@ -1,4 +1,4 @@
-// OpenLoopSchedule -- hands numbered requests to workers at the times LoadSteps gives them, for the open-loop load tools.
+// OpenLoopSchedule -- hands numbered requests to workers at the times LoadSteps gives them, for the open-loop tools.
 package io.elastikey.perf.load;
 
 import java.util.concurrent.TimeUnit;

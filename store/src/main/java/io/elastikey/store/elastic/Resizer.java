@@ -206,10 +206,10 @@ final class Resizer implements AutoCloseable {
      * carry-over copies into (page faults of fresh memory, on a virtual machine that gave the pages back to its host
      * some microseconds each) and the carry-over itself. Nothing in a grow is urgent, so it should take only idle
      * cores. On cores that never idle the preparer may not run at all: once it has made no step for
-     * {@link #IDLE_STALL_NANOS} the rebuild stops it (at its next step) and goes on itself. A resize cancelled meanwhile stops waiting at once. Neither
-     * waits for the idle thread to stop, which on busy cores could take as long: what it still does is safe beside
-     * the rebuild (copies under each key's stripe lock, each thread its own read buffer; a table closed meanwhile
-     * refuses them).
+     * {@link #IDLE_STALL_NANOS} the rebuild stops it (at its next step) and goes on itself. A resize cancelled
+     * meanwhile stops waiting at once. Neither waits for the idle thread to stop, which on busy cores could take as
+     * long: what it still does is safe beside the rebuild (copies under each key's stripe lock, each thread its own
+     * read buffer; a table closed meanwhile refuses them).
      *
      * @param work given the step to call between units of its work (pacing, cancellation, the stop)
      * @return whether the work ran to its end (always, when idle priority is off: then it runs on this thread)

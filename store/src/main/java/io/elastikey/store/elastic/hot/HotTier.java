@@ -60,7 +60,7 @@ public final class HotTier implements AutoCloseable {
     private volatile long victimHashView;
     /** While set, a miss's admission ({@link #tryAdmit}) uses only memory already touched; see {@link #prepare}. */
     private volatile boolean admitsIntoPreparedOnly;
-    /** Set when such an admission found no touched memory, cleared when more is prepared: {@link #mightAdmit} says no. */
+    /** Whether such an admission found no touched memory since more was prepared ({@link #mightAdmit} reads it). */
     private volatile boolean preparedMemoryUsedUp;
 
     private HotTier(long budgetBytes, OffHeapTable table, int expectedEntries) {

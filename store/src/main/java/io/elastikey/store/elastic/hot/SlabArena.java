@@ -27,8 +27,8 @@ import java.util.Arrays;
  * A block carved from a fresh chunk costs the thread that carves it the page faults of its first touch: the kernel
  * zeroes every page, and on a virtual machine whose host has taken the memory back, the host faults it in again. On
  * a lookup thread admitting a miss that is the lookup's latency. So a grow's background fill touches chunks ahead
- * ({@code OffHeapTable#prepareChunk}) and hands them over with {@link #addPrepared}; an allocation that may not touch new
- * memory ({@code mayTouchNew} false) takes a free block, carves a prepared chunk, or gets nothing.
+ * ({@code OffHeapTable#prepareChunk}) and hands them over with {@link #addPrepared}; an allocation that may not touch
+ * new memory ({@code mayTouchNew} false) takes a free block, carves a prepared chunk, or gets nothing.
  *
  * <p>Thread safety: none. The owning table serializes every call (readers never call the arena).
  */
