@@ -8,9 +8,11 @@ import io.elastikey.store.elastic.log.RecordFormat;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -155,12 +157,12 @@ final class Resizer implements AutoCloseable {
         HotTier old = store.tiers.current();
         HotTier next = null;
         boolean filling = false;
+        boolean grow = op.targetBytes() > old.budgetBytes();
+        AtomicReference<HotTier> made = new AtomicReference<>();
         op.pacer = new ResizePacer(store.config().resizeDutyCycle(), store::lookupCount);
         try {
-            next = HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize(),
-                    store.epochs);
+            next = grow ? newTierAtIdlePriority(op, made) : newTier(op, () -> { });
             HotTier fresh = next;
-            boolean grow = op.targetBytes() > old.budgetBytes();
             if (grow) {
                 runAtIdlePriority(op, step -> fresh.prepare(old.usedBytes(), step));
             }
@@ -173,17 +175,15 @@ final class Resizer implements AutoCloseable {
                 next.admitIntoPreparedMemoryOnly(); // until the fill has touched the memory (HotTier.prepare)
             }
             publish(next);
-            old.close();
+            close(old, grow);
         } catch (CancellationException e) {
             publish(old);
-            next.close();
+            abandon(next, made);
             op.finish(ResizeOperation.State.CANCELLED, null);
             return;
         } catch (RuntimeException | Error e) {
             publish(old);
-            if (next != null) {
-                next.close();
-            }
+            abandon(next, made);
             LOG.error("resize to {} bytes failed", op.targetBytes(), e);
             restoreTarget(op, old.budgetBytes());
             op.finish(ResizeOperation.State.FAILED, e);
@@ -199,6 +199,58 @@ final class Resizer implements AutoCloseable {
         } else {
             done(op);
         }
+    }
+
+    private HotTier newTier(ResizeOperation op, Runnable step) {
+        return HotTier.create(op.targetBytes(), store.config().averageKeySize(), store.config().averageValueSize(),
+                store.epochs, step);
+    }
+
+    /**
+     * A grow's new table, made on the idle thread: its slot array (tens of megabytes at a million entries, every page
+     * touched for the first time) is zeroed there. If that thread stalls, the rebuild makes one itself; whichever
+     * comes second closes its own ({@code made} keeps the first).
+     */
+    private HotTier newTierAtIdlePriority(ResizeOperation op, AtomicReference<HotTier> made) {
+        runAtIdlePriority(op, step -> keepFirst(made, newTier(op, step)));
+        if (made.get() == null) {
+            keepFirst(made, newTier(op, () -> checkCancelled(op)));
+        }
+        return made.get();
+    }
+
+    private static void keepFirst(AtomicReference<HotTier> made, HotTier tier) {
+        if (!made.compareAndSet(null, tier)) {
+            tier.close();
+        }
+    }
+
+    /** After a failed or cancelled rebuild: closes its new table, and one the idle thread may still finish later. */
+    private static void abandon(HotTier next, AtomicReference<HotTier> made) {
+        HotTier late = made.getAndSet(HotTier.empty()); // an idle thread finishing later closes its own
+        if (late != null) {
+            late.close();
+        }
+        if (next != null) {
+            next.close();
+        }
+    }
+
+    /**
+     * Frees the old table once no reader is inside it. A grow's old table goes back on the idle thread, after any
+     * idle part still running: a grow returns nothing the governor waits for, and hundreds of megabytes unmapped at
+     * normal priority took the lookups' cores in the second of the publish. A shrink frees it here, at once.
+     */
+    private void close(HotTier old, boolean grow) {
+        if (grow && preparer != null) {
+            try {
+                preparer.execute(old::close);
+                return;
+            } catch (RejectedExecutionException closing) {
+                // the store is closing: free it here
+            }
+        }
+        old.close();
     }
 
     /**
@@ -467,12 +519,13 @@ final class Resizer implements AutoCloseable {
         }
         worker.shutdown();
         idleWorker.shutdown();
-        if (preparer != null) {
-            preparer.shutdown();
-        }
         try {
             worker.awaitTermination(30, TimeUnit.SECONDS);
             idleWorker.awaitTermination(30, TimeUnit.SECONDS);
+            if (preparer != null) { // last: a rebuild hands it work until it ends, an old table to free among it
+                preparer.shutdown();
+                preparer.awaitTermination(30, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -74,8 +74,21 @@ public final class HotTier implements AutoCloseable {
      * grows if they come smaller); its lookups run inside {@code epochs}' sections.
      */
     public static HotTier create(long budgetBytes, int averageKeySize, int averageValueSize, ReaderEpochs epochs) {
-        return budgetBytes <= 0 ? empty()
-                : create(budgetBytes, budgetBytes / cost(averageKeySize, averageValueSize), epochs);
+        return create(budgetBytes, averageKeySize, averageValueSize, epochs, () -> { });
+    }
+
+    /**
+     * As {@link #create(long, int, int, ReaderEpochs)}, running {@code step} while the slot array (tens of megabytes
+     * at a million entries) is zeroed: a grow makes its table on an idle-priority thread, paced and cancellable.
+     */
+    public static HotTier create(long budgetBytes, int averageKeySize, int averageValueSize, ReaderEpochs epochs,
+                                 Runnable step) {
+        if (budgetBytes <= 0) {
+            return empty();
+        }
+        long expected = Math.max(16, budgetBytes / cost(averageKeySize, averageValueSize));
+        return new HotTier(budgetBytes, new OffHeapTable(expected, chunkBytes(budgetBytes), epochs, step),
+                ringCapacity(expected));
     }
 
     /**
@@ -88,9 +101,16 @@ public final class HotTier implements AutoCloseable {
             return empty();
         }
         long expected = Math.max(16, expectedEntries);
-        long chunk = Math.max(4096, Math.min(4L << 20, budgetBytes / 16));
-        return new HotTier(budgetBytes, new OffHeapTable(expected, chunk, epochs),
-                (int) Math.min(1 << 21, expected + expected / 8));
+        return new HotTier(budgetBytes, new OffHeapTable(expected, chunkBytes(budgetBytes), epochs),
+                ringCapacity(expected));
+    }
+
+    private static long chunkBytes(long budgetBytes) {
+        return Math.max(4096, Math.min(4L << 20, budgetBytes / 16));
+    }
+
+    private static int ringCapacity(long expectedEntries) {
+        return (int) Math.min(1 << 21, expectedEntries + expectedEntries / 8);
     }
 
     public long budgetBytes() {

@@ -49,9 +49,20 @@ public final class OffHeap {
      * safepoint logs of the runs in docs/benchmarks.md.)
      */
     static long allocateZeroed(long bytes) {
+        return allocateZeroed(bytes, () -> { });
+    }
+
+    /** As {@link #allocateZeroed(long)}, running {@code step} after each step; if it throws, the memory is freed. */
+    static long allocateZeroed(long bytes, Runnable step) {
         long address = allocate(bytes);
-        for (long at = 0; at < bytes; at += ZEROING_STEP) {
-            U.setMemory(address + at, Math.min(ZEROING_STEP, bytes - at), (byte) 0);
+        try {
+            for (long at = 0; at < bytes; at += ZEROING_STEP) {
+                U.setMemory(address + at, Math.min(ZEROING_STEP, bytes - at), (byte) 0);
+                step.run();
+            }
+        } catch (RuntimeException | Error e) {
+            free(address, bytes);
+            throw e;
         }
         return address;
     }

@@ -75,10 +75,16 @@ final class OffHeapTable implements AutoCloseable {
      * {@code chunkBytes}, reclaimed through {@code epochs}.
      */
     OffHeapTable(long expectedEntries, long chunkBytes, ReaderEpochs epochs) {
+        this(expectedEntries, chunkBytes, epochs, () -> { });
+    }
+
+    /** As the constructor above, running {@code step} while the slot array is zeroed (a grow does it at idle priority). */
+    OffHeapTable(long expectedEntries, long chunkBytes, ReaderEpochs epochs, Runnable step) {
         this.epochs = epochs;
         this.arena = new SlabArena(chunkBytes);
         long wanted = Math.max(16, Math.min(MAX_CAPACITY, expectedEntries * 2));
-        this.slots = allocateSlots((int) Long.highestOneBit(wanted * 2 - 1));
+        int capacity = (int) Long.highestOneBit(wanted * 2 - 1);
+        this.slots = new Slots(OffHeap.allocateZeroed((long) capacity << SLOT_SHIFT, step), capacity - 1);
     }
 
     // ---- lookups: lock-free, inside a ReaderEpochs section ----
