@@ -38,8 +38,8 @@ import picocli.CommandLine.Option;
  *
  * <p>{@code --threads} workers take requests from the {@link OpenLoopSchedule} in order, each once it is due,
  * look up a uniformly random key and record into their own HdrHistogram. A worker writes keys into one reused
- * array and values into one reused direct buffer, so the tool's heap stays small (it runs the million-key KPI in {@code -Xmx256m}). The first
- * {@code --warmup} seconds run at the same rate but are not recorded.
+ * array and values into one reused direct buffer, so the tool's heap stays small (it runs the million-key KPI in
+ * {@code -Xmx256m}). The first {@code --warmup} seconds run at the same rate but are not recorded.
  */
 @Command(name = "store", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Issues ElasticStore gets at a constant rate and prints the latency distribution, "

@@ -83,12 +83,7 @@ public final class HotTier implements AutoCloseable {
      */
     public static HotTier create(long budgetBytes, int averageKeySize, int averageValueSize, ReaderEpochs epochs,
                                  Runnable step) {
-        if (budgetBytes <= 0) {
-            return empty();
-        }
-        long expected = Math.max(16, budgetBytes / cost(averageKeySize, averageValueSize));
-        return new HotTier(budgetBytes, new OffHeapTable(expected, chunkBytes(budgetBytes), epochs, step),
-                ringCapacity(expected));
+        return create(budgetBytes, budgetBytes / cost(averageKeySize, averageValueSize), epochs, step);
     }
 
     /**
@@ -97,20 +92,17 @@ public final class HotTier implements AutoCloseable {
      * fill), where a slot array sized for the whole budget up front would be native memory touched for nothing.
      */
     public static HotTier create(long budgetBytes, long expectedEntries, ReaderEpochs epochs) {
+        return create(budgetBytes, expectedEntries, epochs, () -> { });
+    }
+
+    private static HotTier create(long budgetBytes, long expectedEntries, ReaderEpochs epochs, Runnable step) {
         if (budgetBytes <= 0) {
             return empty();
         }
         long expected = Math.max(16, expectedEntries);
-        return new HotTier(budgetBytes, new OffHeapTable(expected, chunkBytes(budgetBytes), epochs),
-                ringCapacity(expected));
-    }
-
-    private static long chunkBytes(long budgetBytes) {
-        return Math.max(4096, Math.min(4L << 20, budgetBytes / 16));
-    }
-
-    private static int ringCapacity(long expectedEntries) {
-        return (int) Math.min(1 << 21, expectedEntries + expectedEntries / 8);
+        long chunk = Math.max(4096, Math.min(4L << 20, budgetBytes / 16));
+        return new HotTier(budgetBytes, new OffHeapTable(expected, chunk, epochs, step),
+                (int) Math.min(1 << 21, expected + expected / 8));
     }
 
     public long budgetBytes() {
@@ -333,7 +325,7 @@ public final class HotTier implements AutoCloseable {
 
     /**
      * Touches {@code bytes} of native memory (whole chunks) for entries to come, on the calling thread: a grow's
-     * idle-priority fill. {@code eachStep} runs every few pages, for pacing and cancellation.
+     * idle-priority fill. {@code eachStep} runs every 256 KiB zeroed, for pacing and cancellation.
      */
     public void prepare(long bytes, Runnable eachStep) {
         if (table == null) {

@@ -52,7 +52,10 @@ public final class OffHeap {
         return allocateZeroed(bytes, () -> { });
     }
 
-    /** As {@link #allocateZeroed(long)}, running {@code step} after each step; if it throws, the memory is freed. */
+    /**
+     * As {@link #allocateZeroed(long)}, running {@code step} after each step (pacing, cancellation: a grow zeroes at
+     * idle priority); if it throws, the memory is freed.
+     */
     static long allocateZeroed(long bytes, Runnable step) {
         long address = allocate(bytes);
         try {

@@ -47,10 +47,6 @@ final class OffHeapTable implements AutoCloseable {
     private static final int MAX_CAPACITY = 1 << 30;
     /** Retries a reader spins for before it yields: a writer holds a block for a microsecond at most. */
     private static final int SPINS = 64;
-    /** The page size assumed when touching prepared chunks; on larger pages it touches some twice, harmlessly. */
-    private static final long PAGE = 4096;
-    /** Pages {@link #prepareChunk} touches between two calls of its step. */
-    static final int PREPARE_STEP_PAGES = 16;
 
     private final ReaderEpochs epochs;
     private final SlabArena arena;
@@ -78,13 +74,12 @@ final class OffHeapTable implements AutoCloseable {
         this(expectedEntries, chunkBytes, epochs, () -> { });
     }
 
-    /** As the constructor above, running {@code step} while the slot array is zeroed (a grow does it at idle priority). */
+    /** As the constructor above, running {@code step} while the slot array is zeroed (a grow's, at idle priority). */
     OffHeapTable(long expectedEntries, long chunkBytes, ReaderEpochs epochs, Runnable step) {
         this.epochs = epochs;
         this.arena = new SlabArena(chunkBytes);
         long wanted = Math.max(16, Math.min(MAX_CAPACITY, expectedEntries * 2));
-        int capacity = (int) Long.highestOneBit(wanted * 2 - 1);
-        this.slots = new Slots(OffHeap.allocateZeroed((long) capacity << SLOT_SHIFT, step), capacity - 1);
+        this.slots = allocateSlots((int) Long.highestOneBit(wanted * 2 - 1), step);
     }
 
     // ---- lookups: lock-free, inside a ReaderEpochs section ----
@@ -256,27 +251,16 @@ final class OffHeapTable implements AutoCloseable {
     }
 
     /**
-     * Touches a new chunk ({@link #chunkBytes}) and hands it to the arena, on the calling thread and outside the
-     * table's lock (a chunk is nobody's until handed over): a grow's background fill does this so that lookups
-     * admitting misses never take a page fault ({@link SlabArena}, "Prepared chunks"). {@code eachStep} runs every
-     * {@value #PREPARE_STEP_PAGES} pages, for pacing and cancellation.
+     * Touches a new chunk ({@link #chunkBytes}: zeroes it, which faults in every page) and hands it to the arena, on
+     * the calling thread and outside the table's lock (a chunk is nobody's until handed over): a grow's background
+     * fill does this so that lookups admitting misses never take a page fault ({@link SlabArena}, "Prepared chunks").
+     * {@code eachStep} runs between zeroing steps, for pacing and cancellation.
      *
      * @return false when the table was closed meanwhile (the chunk is freed)
      */
     boolean prepareChunk(Runnable eachStep) {
         long chunk = arena.chunkTarget();
-        long address = OffHeap.allocate(chunk);
-        try {
-            for (long page = 0; page < chunk; page += PAGE) {
-                U.putByte(address + page, (byte) 0);
-                if ((page / PAGE) % PREPARE_STEP_PAGES == PREPARE_STEP_PAGES - 1) {
-                    eachStep.run();
-                }
-            }
-        } catch (RuntimeException | Error e) {
-            OffHeap.free(address, chunk);
-            throw e;
-        }
+        long address = OffHeap.allocateZeroed(chunk, eachStep);
         synchronized (this) {
             if (slots == null) { // closed meanwhile
                 OffHeap.free(address, chunk);
@@ -290,11 +274,6 @@ final class OffHeapTable implements AutoCloseable {
     /** The size of the chunks the table's arena takes. */
     long chunkBytes() {
         return arena.chunkTarget();
-    }
-
-    /** Prepared chunks not yet carved. */
-    synchronized int preparedChunks() {
-        return arena.preparedChunks();
     }
 
     /** Removes the key; returns its value's length, or -1 when it was absent. */
@@ -384,7 +363,7 @@ final class OffHeapTable implements AutoCloseable {
         if (entries > capacity * 3 / 4) {
             throw new OutOfMemoryError("memory tier table is at its largest, " + MAX_CAPACITY + " slots");
         }
-        Slots fresh = allocateSlots((int) capacity);
+        Slots fresh = allocateSlots((int) capacity, () -> { });
         int mask = fresh.mask();
         for (long i = 0; i <= old.mask(); i++) {
             long from = old.base() + (i << SLOT_SHIFT);
@@ -416,8 +395,8 @@ final class OffHeapTable implements AutoCloseable {
         return (s.mask() + 1L) * 3 / 4;
     }
 
-    private static Slots allocateSlots(int capacity) {
-        return new Slots(OffHeap.allocateZeroed((long) capacity << SLOT_SHIFT), capacity - 1);
+    private static Slots allocateSlots(int capacity, Runnable eachStep) {
+        return new Slots(OffHeap.allocateZeroed((long) capacity << SLOT_SHIFT, eachStep), capacity - 1);
     }
 
     /** The hash as a tag: never one of the two markers. */
