@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Two edges of one key server share its session-ticket keys: a ticket from edge A resumes on edge B (no key-server
- * operation), until two of the key server's rotations have passed; and no ticket key is on any edge's disk. The key
+ * operation), until two of the key server's rotations have passed; and no ticket key is on any edge's disk. Edge A
+ * fetches the keys over SKI, edge B over Keyless, so both ways of getting them are checked against each other. The key
  * server rotates every 3 s here so that the test sees rotations; the edges' own lifetime hint stays long, so the
  * client keeps offering the old ticket and it is the edge that refuses it.
  */
@@ -52,7 +53,8 @@ class FleetResumptionTest {
         SampleOrigin origin = suite.startOrigin();
         Map<String, String> edge = Map.of("cache.enabled", "false");
         edgeA = suite.startEdge(List.of(keyServer.address()), origin, edge);
-        edgeB = suite.startEdge(List.of(keyServer.address()), origin, edge);
+        edgeB = suite.startEdge(List.of(keyServer.keylessAddress()), origin,
+                Map.of("cache.enabled", "false", "keyservers.protocol", "keyless"));
         await("both edges hold the deployment's ticket keys",
                 () -> edgeA.ticketKeyEpoch() != Long.MIN_VALUE && edgeB.ticketKeyEpoch() != Long.MIN_VALUE);
     }
@@ -68,12 +70,12 @@ class FleetResumptionTest {
         String session = root.resolve("fleet-" + name + version).toString();
         Tools.Result first = Tools.sClient(suite, edgeA, name, version, cipher, session, null);
         assertThat(first.output()).contains("New, TLSv1.", "HTTP/1.1 200 OK");
-        long operations = EdgeFixture.keyServerOperations(keyServer.adminAddress());
+        long operations = keyServerOperations();
 
         Tools.Result onB = Tools.sClient(suite, edgeB, name, version, cipher, null, session);
 
         assertThat(onB.output()).as(onB.output()).contains("Reused, TLSv1.", "HTTP/1.1 200 OK");
-        assertThat(EdgeFixture.keyServerOperations(keyServer.adminAddress())).isEqualTo(operations);
+        assertThat(keyServerOperations()).isEqualTo(operations);
     }
 
     @Test
@@ -111,6 +113,11 @@ class FleetResumptionTest {
                 assertThat(indexOf(content, secret)).as("%s holds a ticket key", file).isEqualTo(-1);
             }
         }
+    }
+
+    private static long keyServerOperations() throws Exception {
+        return EdgeFixture.keyServerOperations(keyServer.adminAddress(), "ski")
+                + EdgeFixture.keyServerOperations(keyServer.adminAddress(), "keyless");
     }
 
     private static TicketKeySet fetchTicketKeys() throws Exception {

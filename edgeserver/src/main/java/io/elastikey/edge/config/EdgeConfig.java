@@ -92,8 +92,7 @@ public final class EdgeConfig {
             throw new ConfigException("tls.tickets.keys: '" + ticketKeys + "' is not keyservers or local");
         }
         keyServerProtocol = protocol(or(source.get("keyservers.protocol"), "ski"));
-        fleetTicketKeys = or(source.get("tls.tickets.keys"), "keyservers").strip().equalsIgnoreCase("keyservers")
-                && keyServerProtocol == KeyServerProtocol.SKI;
+        fleetTicketKeys = ticketKeys.equals("keyservers");
         keyServers = addresses(or(source.get("keyservers"), "127.0.0.1:" + keyServerProtocol.defaultPort()));
         keyServerName = source.get("keyservers.server-name");
         keyServerCa = path(source, "keyservers.ca", pki.resolve("ca.pem"));

@@ -9,7 +9,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.elastikey.protocol.ski.KeyServerClient;
-import io.elastikey.protocol.ski.SkiClient;
 import io.elastikey.protocol.tickets.TicketKeySet;
 import io.elastikey.protocol.ski.SkiClientOptions;
 import io.elastikey.protocol.ski.SkiRequest;
@@ -119,8 +118,7 @@ public final class KeyServerPool implements AutoCloseable {
 
     /**
      * The deployment's session-ticket keys, from the first key server (breaker closed, in the order given) that
-     * answers {@code GET /ticket-keys}. Fails when none does, when the pool speaks Keyless (which has no such
-     * request), or when the answer is no valid set. Never blocks.
+     * gives them, in either protocol ({@link KeyServerClient#ticketKeys}). Fails when none does. Never blocks.
      */
     public CompletableFuture<TicketKeySet> ticketKeys() {
         return ticketKeysFrom(0, null);
@@ -128,25 +126,15 @@ public final class KeyServerPool implements AutoCloseable {
 
     private CompletableFuture<TicketKeySet> ticketKeysFrom(int first, Throwable last) {
         for (int i = first; i < endpoints.length; i++) {
-            Endpoint endpoint = endpoints[i];
-            if (endpoint.breaker.isClosed() && endpoint.client instanceof SkiClient ski) {
+            if (endpoints[i].breaker.isClosed()) {
                 int next = i + 1;
-                return ski.exchange("GET", TicketKeySet.PATH, "application/json", new byte[0])
-                        .thenApply(answer -> {
-                            if (answer.status() != 200) {
-                                throw new IllegalStateException(endpoint.id + " answered " + answer.status()
-                                        + " to " + TicketKeySet.PATH);
-                            }
-                            return TicketKeySet.fromJson(answer.body());
-                        })
+                return endpoints[i].client.ticketKeys()
                         .handle((set, failure) -> failure == null ? CompletableFuture.completedFuture(set)
                                 : ticketKeysFrom(next, failure))
                         .thenCompose(f -> f);
             }
         }
-        return CompletableFuture.failedFuture(last != null ? last : new IllegalStateException(
-                options.protocol() == KeyServerProtocol.KEYLESS ? "the Keyless protocol carries no ticket keys"
-                        : "no key server available"));
+        return CompletableFuture.failedFuture(last != null ? last : new IllegalStateException("no key server available"));
     }
 
     /** Every endpoint as it stands now, in the order given. */

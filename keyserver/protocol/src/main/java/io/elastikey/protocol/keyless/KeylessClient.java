@@ -9,6 +9,7 @@ import io.elastikey.protocol.ski.SkiException;
 import io.elastikey.protocol.ski.SkiRequest;
 import io.elastikey.protocol.ski.SkiTransportException;
 import io.elastikey.protocol.ski.SkiTransportException.Kind;
+import io.elastikey.protocol.tickets.TicketKeySet;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import org.slf4j.Logger;
@@ -17,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -88,6 +90,31 @@ public final class KeylessClient implements KeyServerClient {
             return CompletableFuture.failedFuture(e);
         }
         return send(translated.opcode().code(), translated.ski(), translated.digest(), translated.payload());
+    }
+
+    /**
+     * Opcode {@link KeylessOpcode#TICKET_KEYS}. A server that refuses this client the keys answers {@code key not
+     * found}; one without the extension (gokeyless) {@code bad opcode}: both fail the future with a message that
+     * says which.
+     */
+    @Override
+    public CompletableFuture<TicketKeySet> ticketKeys() {
+        return send(KeylessOpcode.TICKET_KEYS.code(), null, null, new byte[0]).handle((json, failure) -> {
+            if (failure == null) {
+                return TicketKeySet.fromJson(json);
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure;
+            if (cause instanceof KeylessAnswerException answer && answer.keylessError() == KeylessError.KEY_NOT_FOUND) {
+                throw new IllegalStateException(server + " refused the ticket keys: this client is not granted them"
+                        + " ('allow tickets' in the key server's policy)", cause);
+            }
+            if (cause instanceof KeylessAnswerException answer && answer.keylessError() == KeylessError.BAD_OPCODE) {
+                throw new IllegalStateException(server + " does not serve ticket keys over Keyless (opcode 0x"
+                        + Integer.toHexString(KeylessOpcode.TICKET_KEYS.code()) + " unknown to it)", cause);
+            }
+            throw cause instanceof RuntimeException runtime ? runtime : new CompletionException(cause);
+        });
     }
 
     /** A ping: the future holds the echoed payload. */

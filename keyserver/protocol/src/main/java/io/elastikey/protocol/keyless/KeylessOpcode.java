@@ -7,7 +7,7 @@ import io.elastikey.protocol.ski.SkiMethod;
 import io.elastikey.protocol.ski.SkiRequest;
 
 /**
- * The opcodes of PROTOCOLS.md section 2. A key server serves both protocols with one crypto engine, so each request
+ * The opcodes of PROTOCOLS.md section 2, and one of Elastikey's ({@link #TICKET_KEYS}). A key server serves both protocols with one crypto engine, so each request
  * opcode is expressed here as the {@link SkiRequest} that does the same thing ({@link #toSkiRequest}): Keyless is a
  * second codec for the same operations, not a second engine.
  *
@@ -35,6 +35,12 @@ public enum KeylessOpcode {
     RSA_PSS_SIGN_SHA256(0x35, SkiMethod.PSS_DIGEST, SkiHash.SHA256),
     RSA_PSS_SIGN_SHA384(0x36, SkiMethod.PSS_DIGEST, SkiHash.SHA384),
     RSA_PSS_SIGN_SHA512(0x37, SkiMethod.PSS_DIGEST, SkiHash.SHA512),
+    /**
+     * Elastikey's extension: asks for the deployment's session-ticket keys ({@code allow tickets} in the policy),
+     * answered with their JSON ({@link io.elastikey.protocol.tickets.TicketKeySet}) as the payload. Touches no key;
+     * Keyless defines nothing in {@code 0xE0}-{@code 0xEF}, nor does gokeyless.
+     */
+    TICKET_KEYS(0xE1, null, null),
     /** A successful answer; its payload item carries the result. */
     RESPONSE(0xF0, null, null),
     /** Asks for a {@link #PONG} echoing the payload; touches no key. */
@@ -77,7 +83,7 @@ public enum KeylessOpcode {
 
     /** Whether a client may send this opcode as a request at all ({@link #RESPONSE}, {@link #PONG} and {@link #ERROR} are answers). */
     public boolean isRequest() {
-        return usesKey() || this == PING;
+        return usesKey() || this == PING || this == TICKET_KEYS;
     }
 
     /** The SKI method that does this operation; {@code null} for ping and the answers. */

@@ -1,6 +1,8 @@
 // KeyServerClient -- what the edge and the load generator need of a key-server client, whatever its protocol.
 package io.elastikey.protocol.ski;
 
+import io.elastikey.protocol.tickets.TicketKeySet;
+
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 
@@ -14,6 +16,13 @@ import java.util.concurrent.CompletableFuture;
 public interface KeyServerClient extends AutoCloseable {
     /** Sends {@code request}; the future holds the output (a signature, or a raw RSA decryption). */
     CompletableFuture<byte[]> execute(SkiRequest request);
+
+    /**
+     * The deployment's session-ticket keys, over the same mutual-TLS connections as the key operations. Fails when
+     * the server refuses them (the policy does not {@code allow tickets} this client), does not serve them, or
+     * answers something that is not a valid set.
+     */
+    CompletableFuture<TicketKeySet> ticketKeys();
 
     /** Makes every connection now; fails if one cannot be made. */
     CompletableFuture<Void> connect();

@@ -3,6 +3,7 @@ package io.elastikey.protocol.ski;
 
 import io.elastikey.protocol.net.ClientEventLoops;
 import io.elastikey.protocol.net.Transports;
+import io.elastikey.protocol.tickets.TicketKeySet;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
@@ -114,6 +115,17 @@ public final class SkiClient implements KeyServerClient {
         byte[] copy = body.clone();
         return start(new Exchange<>(method, path, contentType, alloc -> Unpooled.wrappedBuffer(copy),
                 (status, content) -> new SkiResponse(status, ByteBufUtil.getBytes(content))));
+    }
+
+    /** {@code GET /ticket-keys}; any status but 200 fails the future with the status in its message. */
+    @Override
+    public CompletableFuture<TicketKeySet> ticketKeys() {
+        return exchange("GET", TicketKeySet.PATH, JSON, new byte[0]).thenApply(answer -> {
+            if (answer.status() != 200) {
+                throw new IllegalStateException(server + " answered " + answer.status() + " to " + TicketKeySet.PATH);
+            }
+            return TicketKeySet.fromJson(answer.body());
+        });
     }
 
     /** Makes every connection now, so that the first requests do not pay for handshakes; fails if one cannot be. */

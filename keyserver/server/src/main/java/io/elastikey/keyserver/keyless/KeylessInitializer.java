@@ -6,6 +6,7 @@ import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.keyserver.ski.CallerResolver;
 import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;
+import io.elastikey.keyserver.tickets.TicketKeyService;
 import io.elastikey.keyserver.tls.AuthenticatedFront;
 import io.elastikey.keyserver.tls.ReloadingSslContext;
 import io.elastikey.protocol.keyless.KeylessFrameDecoder;
@@ -33,14 +34,17 @@ public final class KeylessInitializer extends ChannelInitializer<SocketChannel> 
     private final AuthenticatedFront front;
     private final SkiService service;
     private final RequestLog requestLog;
+    private final TicketKeyService ticketKeys;
 
     public KeylessInitializer(KeyServerConfig config, ReloadingSslContext tls, KeyServerMetrics metrics,
-                              CallerResolver callers, SkiService service, RequestLog requestLog) {
+                              CallerResolver callers, SkiService service, RequestLog requestLog,
+                              TicketKeyService ticketKeys) {
         this.config = config;
         this.front = new AuthenticatedFront(config, tls, metrics, callers, "elastikey.keyless.connections.open",
                 "Open Keyless client connections");
         this.service = service;
         this.requestLog = requestLog;
+        this.ticketKeys = ticketKeys;
     }
 
     @Override
@@ -49,7 +53,7 @@ public final class KeylessInitializer extends ChannelInitializer<SocketChannel> 
         ChannelPipeline pipeline = channel.pipeline();
         pipeline.addLast("flush", new FlushConsolidationHandler(FLUSHES_BEFORE_FORCED_FLUSH, true));
         pipeline.addLast("frames", new KeylessFrameDecoder(MAX_BODY_LENGTH));
-        pipeline.addLast("requests", new KeylessRequestHandler(service, requestLog,
+        pipeline.addLast("requests", new KeylessRequestHandler(service, requestLog, ticketKeys,
                 config.requestDeadline().toNanos(), config.keylessMaxInFlight()));
         pipeline.addLast(ProtocolErrorHandler.NAME, front.errors());
     }

@@ -5,6 +5,7 @@ import io.elastikey.keyserver.tls.ClientAuthenticationHandler;
 import io.elastikey.keyserver.ski.Caller;
 import io.elastikey.keyserver.ski.RequestLog;
 import io.elastikey.keyserver.ski.SkiService;
+import io.elastikey.keyserver.tickets.TicketKeyService;
 import io.elastikey.protocol.keyless.KeylessCodec;
 import io.elastikey.protocol.keyless.KeylessError;
 import io.elastikey.protocol.keyless.KeylessMessage;
@@ -25,7 +26,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves the frames of one connection. Key operations go to the {@link SkiService} and are answered when they
  * complete, in whatever order that is, so one slow operation (a key loaded from disk, an RSA-4096 decryption)
- * holds no other back. A ping is answered at once, on the event loop; so are frames that cannot be served (bad
+ * holds no other back. A ping is answered at once, on the event loop, as is a request for the ticket keys; so are frames that cannot be served (bad
  * opcode, format error), each with its own request's ID.
  *
  * <p>At most {@code maxInFlight} operations are in flight per connection: at the limit the handler stops reading
@@ -40,13 +41,16 @@ final class KeylessRequestHandler extends ChannelInboundHandlerAdapter {
 
     private final SkiService service;
     private final RequestLog requestLog;
+    private final TicketKeyService ticketKeys;
     private final long deadlineNanos;
     private final int maxInFlight;
     private int inFlight;
 
-    KeylessRequestHandler(SkiService service, RequestLog requestLog, long deadlineNanos, int maxInFlight) {
+    KeylessRequestHandler(SkiService service, RequestLog requestLog, TicketKeyService ticketKeys, long deadlineNanos,
+                          int maxInFlight) {
         this.service = service;
         this.requestLog = requestLog;
+        this.ticketKeys = ticketKeys;
         this.deadlineNanos = deadlineNanos;
         this.maxInFlight = maxInFlight;
     }
@@ -74,6 +78,10 @@ final class KeylessRequestHandler extends ChannelInboundHandlerAdapter {
             answer(ctx, message.id(), KeylessOpcode.PONG, message.payload());
             return;
         }
+        if (opcode == KeylessOpcode.TICKET_KEYS) {
+            answerTicketKeys(ctx, caller, message.id());
+            return;
+        }
         if (opcode == null || !opcode.isRequest()) {
             KeylessError error = opcode == null ? KeylessError.BAD_OPCODE : KeylessError.UNEXPECTED_OPCODE;
             requestLog.answered(caller, null, null, SkiError.MALFORMED_REQUEST, System.nanoTime() - start);
@@ -88,6 +96,21 @@ final class KeylessRequestHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         execute(ctx, caller, message.id(), opcode.toSkiRequest(KeyIds.hex(identifier), message.payload()), start);
+    }
+
+    /**
+     * The deployment's ticket keys as JSON, or {@code key not found} to a caller the policy does not grant
+     * {@code allow tickets} (Keyless has no refusal code). Not a key operation, so not in the request metrics; the
+     * keys are never logged.
+     */
+    private void answerTicketKeys(ChannelHandlerContext ctx, Caller caller, int id) {
+        try {
+            answer(ctx, id, KeylessOpcode.RESPONSE, ticketKeys.answer(caller));
+            log.debug("ticket keys to {} over Keyless", caller.name());
+        } catch (SkiException e) {
+            log.info("ticket keys refused: {}", e.getMessage());
+            answerError(ctx, id, KeylessError.KEY_NOT_FOUND);
+        }
     }
 
     private void execute(ChannelHandlerContext ctx, Caller caller, int id, SkiRequest request, long start) {
