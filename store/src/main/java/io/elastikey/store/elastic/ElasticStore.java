@@ -433,7 +433,7 @@ public final class ElasticStore implements KeyValueStore {
         }
         byte[] out = copy(v);
         if (sketch != null && wantsAdmission(key, out.length, hash)) {
-            admit(key, out, loc, hash);
+            admit(key, ByteBuffer.wrap(out), loc, hash);
         }
         return out;
     }
@@ -445,15 +445,13 @@ public final class ElasticStore implements KeyValueStore {
             return NOT_FOUND;
         }
         int n = v.remaining();
-        if (sketch != null && wantsAdmission(key, n, hash)) { // copy only when the tier may take it
-            byte[] copy = new byte[n];
-            v.get(copy);
-            admit(key, copy, loc, hash);
-            if (n <= dst.remaining()) {
-                dst.put(copy);
-            }
-        } else if (n <= dst.remaining()) {
+        if (n <= dst.remaining()) {
+            int start = v.position();
             dst.put(v);
+            v.position(start);
+        }
+        if (sketch != null && wantsAdmission(key, n, hash)) {
+            admit(key, v, loc, hash); // from this thread's read buffer: no copy on the heap
         }
         return n;
     }
@@ -480,7 +478,7 @@ public final class ElasticStore implements KeyValueStore {
      * After a miss that {@link #wantsAdmission} approved: offer the value read at {@code loc} to
      * the memory tier, if the index still points there.
      */
-    private void admit(byte[] key, byte[] value, Location loc, long hash) {
+    private void admit(byte[] key, ByteBuffer value, Location loc, long hash) {
         int seg = loc.segmentId;
         int off = loc.offset;
         ReentrantLock stripe = stripes.of(key);

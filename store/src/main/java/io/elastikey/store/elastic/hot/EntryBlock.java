@@ -59,15 +59,20 @@ final class EntryBlock {
         return U.getInt(block + CAPACITY);
     }
 
-    /** Writes the entry into a block the caller owns (taken from the arena, not yet reachable by a new reader). */
-    static void write(long block, byte[] key, byte[] value) {
+    /**
+     * Writes the entry into a block the caller owns (taken from the arena, not yet reachable by a new reader). The
+     * value is {@code valueLength} bytes at {@code valueOffset} of {@code valueBase}, as {@code Unsafe} addresses
+     * them: a {@code byte[]} and {@link OffHeap#BYTE_ARRAY_BASE}, or {@code null} and a native address
+     * ({@link OffHeap#base}, {@link OffHeap#offset}), so that a value read into a direct buffer is copied once.
+     */
+    static void write(long block, byte[] key, Object valueBase, long valueOffset, int valueLength) {
         long stamp = U.getLong(block);
         U.putLong(block, stamp + 1);
         U.storeFence(); // the odd stamp is visible before any byte below changes
         U.putInt(block + KEY_LENGTH, key.length);
-        U.putInt(block + VALUE_LENGTH, value.length);
+        U.putInt(block + VALUE_LENGTH, valueLength);
         U.copyMemory(key, BYTE_ARRAY_BASE, null, block + HEADER, key.length);
-        U.copyMemory(value, BYTE_ARRAY_BASE, null, block + HEADER + key.length, value.length);
+        U.copyMemory(valueBase, valueOffset, null, block + HEADER + key.length, valueLength);
         U.putOrderedLong(null, block, stamp + 2); // a release store: everything above is visible first
     }
 

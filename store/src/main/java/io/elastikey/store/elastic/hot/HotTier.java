@@ -240,7 +240,7 @@ public final class HotTier implements AutoCloseable {
     public boolean putIfRoom(byte[] key, byte[] value) {
         lock.lock();
         try {
-            return admitLocked(key, value, null, 0, true);
+            return admitLocked(key, value, OffHeap.BYTE_ARRAY_BASE, value.length, null, 0, true);
         } finally {
             lock.unlock();
         }
@@ -254,11 +254,26 @@ public final class HotTier implements AutoCloseable {
      * lock. Returns whether the key is now in the tier.
      */
     public boolean tryAdmit(byte[] key, byte[] value, ToIntFunction<byte[]> frequencyOf, int frequency) {
+        return tryAdmit(key, value, OffHeap.BYTE_ARRAY_BASE, value.length, frequencyOf, frequency);
+    }
+
+    /**
+     * As {@link #tryAdmit(byte[], byte[], ToIntFunction, int)} for the remaining bytes of {@code value} (a direct
+     * buffer, or a heap buffer with an accessible array), copied into the tier and nowhere else: a miss's record,
+     * read into a direct buffer, reaches the tier without a copy on the heap. Its position does not move.
+     */
+    public boolean tryAdmit(byte[] key, ByteBuffer value, ToIntFunction<byte[]> frequencyOf, int frequency) {
+        return tryAdmit(key, OffHeap.base(value), OffHeap.offset(value), value.remaining(), frequencyOf, frequency);
+    }
+
+    private boolean tryAdmit(byte[] key, Object valueBase, long valueOffset, int valueLength,
+                             ToIntFunction<byte[]> frequencyOf, int frequency) {
         if (!lock.tryLock()) {
             return false;
         }
         try {
-            return admitLocked(key, value, frequencyOf, frequency, !admitsIntoPreparedOnly);
+            return admitLocked(key, valueBase, valueOffset, valueLength, frequencyOf, frequency,
+                    !admitsIntoPreparedOnly);
         } finally {
             lock.unlock();
         }
@@ -268,13 +283,13 @@ public final class HotTier implements AutoCloseable {
      * Admits the entry, evicting as {@link #tryAdmit} does ({@code frequencyOf} null: evict nothing), and only into
      * memory already touched unless {@code mayTouchNew}.
      */
-    private boolean admitLocked(byte[] key, byte[] value, ToIntFunction<byte[]> frequencyOf, int frequency,
-                                boolean mayTouchNew) {
-        if (!admissible(key.length, value.length)) {
+    private boolean admitLocked(byte[] key, Object valueBase, long valueOffset, int valueLength,
+                                ToIntFunction<byte[]> frequencyOf, int frequency, boolean mayTouchNew) {
+        if (!admissible(key.length, valueLength)) {
             removeLocked(key);
             return false;
         }
-        long cost = cost(key.length, value.length);
+        long cost = cost(key.length, valueLength);
         long hash = KeyHash.hash64(key);
         long old = table.valueLength(key, hash);
         long need = cost - (old < 0 ? 0 : cost(key.length, (int) old));
@@ -290,7 +305,7 @@ public final class HotTier implements AutoCloseable {
         }
         boolean stored;
         try {
-            stored = table.put(key, hash, value, mayTouchNew);
+            stored = table.put(key, hash, valueBase, valueOffset, valueLength, mayTouchNew);
         } catch (OutOfMemoryError full) {
             stored = false; // no native memory for another chunk or a larger slot array
         }

@@ -75,6 +75,20 @@ public final class OffHeap {
         ALLOCATED.addAndGet(-bytes);
     }
 
+    /**
+     * The object {@code Unsafe} addresses the remaining bytes of {@code buffer} in: its array, or {@code null} for a
+     * direct buffer (then {@link #offset} is a native address). A read-only heap buffer has no accessible array.
+     */
+    static Object base(ByteBuffer buffer) {
+        return buffer.isDirect() ? null : buffer.array();
+    }
+
+    /** Where in {@link #base} the remaining bytes of {@code buffer} start. */
+    static long offset(ByteBuffer buffer) {
+        return buffer.isDirect() ? address(buffer) + buffer.position()
+                : BYTE_ARRAY_BASE + buffer.arrayOffset() + buffer.position();
+    }
+
     /** The native address of a direct buffer's first byte. */
     static long address(ByteBuffer direct) {
         return U.getLong(direct, BUFFER_ADDRESS);

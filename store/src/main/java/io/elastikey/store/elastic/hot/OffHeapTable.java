@@ -219,6 +219,12 @@ final class OffHeapTable implements AutoCloseable {
      * @return whether the value was stored
      */
     synchronized boolean put(byte[] key, long hash, byte[] value, boolean mayTouchNew) {
+        return put(key, hash, value, OffHeap.BYTE_ARRAY_BASE, value.length, mayTouchNew);
+    }
+
+    /** As {@link #put(byte[], long, byte[], boolean)} for a value anywhere {@link EntryBlock#write} can read it. */
+    synchronized boolean put(byte[] key, long hash, Object valueBase, long valueOffset, int valueLength,
+                             boolean mayTouchNew) {
         checkOpen();
         long tag = tagOf(hash);
         long existing = slotOf(key, tag);
@@ -228,11 +234,11 @@ final class OffHeapTable implements AutoCloseable {
             }
             rebuild(live + 1);
         }
-        long block = arena.allocate(EntryBlock.need(key.length, value.length), mayTouchNew);
+        long block = arena.allocate(EntryBlock.need(key.length, valueLength), mayTouchNew);
         if (block == 0) {
             return false;
         }
-        EntryBlock.write(block, key, value);
+        EntryBlock.write(block, key, valueBase, valueOffset, valueLength);
         if (existing != 0) {
             long old = U.getLong(existing + 8);
             U.putOrderedLong(null, existing + 8, block);

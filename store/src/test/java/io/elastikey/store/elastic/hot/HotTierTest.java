@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -111,6 +112,24 @@ class HotTierTest {
         assertThat(tier.putIfRoom(key, new byte[600_000])).isFalse(); // more than an eighth of the budget
         assertThat(tier.get(key)).isNull();
         assertThat(tier.usedBytes()).isZero();
+        tier.close();
+    }
+
+    @Test
+    void anAdmissionCopiesTheBuffersRemainingBytesWhereverTheyLieAndLeavesItsPositionAlone() {
+        HotTier tier = HotTier.create(1 << 20, 8, 1000, epochs);
+        byte[] bytes = new byte[1200];
+        new SplittableRandom(7).nextBytes(bytes);
+        ByteBuffer direct = ByteBuffer.allocateDirect(1200).put(bytes).position(100).limit(1100);
+        ByteBuffer slice = ByteBuffer.wrap(bytes, 50, 1100).slice().position(50); // arrayOffset 50: bytes 100..1150
+
+        assertThat(tier.tryAdmit(key(1), direct, k -> 1, 1)).isTrue();
+        assertThat(tier.tryAdmit(key(2), slice, k -> 1, 1)).isTrue();
+
+        assertThat(direct.position()).isEqualTo(100);
+        assertThat(slice.position()).isEqualTo(50);
+        assertThat(tier.get(key(1))).isEqualTo(Arrays.copyOfRange(bytes, 100, 1100));
+        assertThat(tier.get(key(2))).isEqualTo(Arrays.copyOfRange(bytes, 100, 1150));
         tier.close();
     }
 
