@@ -7,7 +7,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.timeout.IdleStateHandler;
 
 import java.net.InetSocketAddress;
 
@@ -15,7 +14,6 @@ import io.netty.channel.EventLoop;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -54,8 +52,7 @@ final class RespInitializer extends ChannelInitializer<SocketChannel> {
             p.addLast("tls", tls.newHandler(channel.alloc()));
         }
         if (!limits.idleTimeout().isZero()) {
-            p.addLast("idle", new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-            p.addLast("idle-close", IdleConnectionCloser.INSTANCE);
+            p.addLast("idle", new IdleConnectionCloser(limits.idleTimeout()));
         }
         p.addLast("decoder", new RespRequestDecoder(limits, unfinished));
         ReadyConnections group = groups.computeIfAbsent(channel.eventLoop(),

@@ -12,9 +12,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -24,7 +22,7 @@ import java.util.function.Supplier;
  *   limit       ConnectionLimiter        refuse beyond limits.connections, before any TLS work
  *   tls         SslHandler (BoringSSL)   handshake; the private-key step goes to the key server
  *   handshake   HandshakeRecorder        full or resumed, and how long it took (then leaves)
- *   idle        IdleStateHandler + IdleConnectionCloser
+ *   idle        IdleConnectionCloser: nothing read or written for the idle timeout: closed
  *   alpn        EdgeProtocolNegotiator   h2 or http/1.1 (with request-read timers), then the answer backlog
  *                                        limit and the content handler
  *   protocol-errors ProtocolErrorHandler every exception ends here: one counted line, no stack trace
@@ -64,8 +62,7 @@ public final class EdgeInitializer extends ChannelInitializer<SocketChannel> {
         pipeline.addLast("limit", limiter);
         pipeline.addLast("tls", ssl);
         pipeline.addLast("handshake", new HandshakeRecorder(metrics, tls.keyMethod()));
-        pipeline.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
+        pipeline.addLast("idle", new IdleConnectionCloser(config.idleTimeout()));
         pipeline.addLast("alpn", new EdgeProtocolNegotiator(config.maxHeaderBytes(), config.maxBodyBytes(),
                 config.requestRead(), errors, backlog, content));
         pipeline.addLast(ProtocolErrorHandler.NAME, errors);

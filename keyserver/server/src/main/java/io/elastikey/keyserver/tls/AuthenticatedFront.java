@@ -11,9 +11,7 @@ import io.elastikey.protocol.net.WritabilityReadGate;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 
-import java.util.concurrent.TimeUnit;
 
 /**
  * Connection limit, TLS with a required client certificate (the reloading context), idle timeout and its closer,
@@ -49,8 +47,7 @@ public final class AuthenticatedFront {
         ssl.setHandshakeTimeoutMillis(config.handshakeTimeout().toMillis());
         pipeline.addLast("limit", limiter);
         pipeline.addLast("tls", ssl);
-        pipeline.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        pipeline.addLast("idle-close", IdleConnectionCloser.INSTANCE);
+        pipeline.addLast("idle", new IdleConnectionCloser(config.idleTimeout()));
         pipeline.addLast("unread-answers", WritabilityReadGate.INSTANCE);
         pipeline.addLast("client", new ClientAuthenticationHandler(callers, metrics));
     }

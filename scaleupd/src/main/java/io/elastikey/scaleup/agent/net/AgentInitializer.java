@@ -13,17 +13,15 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.LineBasedFrameDecoder;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.EventExecutorGroup;
 
-import java.util.concurrent.TimeUnit;
 
 /**
  * A request's path through the agent:
  * <pre>
  *   limit      ConnectionLimiter   over --max-connections: closed at once
  *   peer       PeerIdentifier      SO_PEERCRED -> the caller's uid and PID (then removes itself)
- *   idle       IdleStateHandler + IdleConnectionCloser: no complete request for the idle timeout: closed
+ *   idle       IdleConnectionCloser: nothing read or written for the idle timeout: closed
  *   frame      LineBasedFrameDecoder(4096, fail fast): bytes -> lines; longer: error answer, close
  *   encode     AnswerEncoder       ScaleUpResponse -> JSON line (outbound)
  *   parse      RequestDecoder      line -> AgentRequest; malformed: error answer, connection stays
@@ -71,8 +69,7 @@ public final class AgentInitializer extends ChannelInitializer<Channel> {
         ChannelPipeline p = ch.pipeline();
         p.addLast("limit", limiter);
         p.addLast("peer", PeerIdentifier.INSTANCE);
-        p.addLast("idle", new IdleStateHandler(0, 0, config.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-        p.addLast("idle-close", IdleConnectionCloser.INSTANCE);
+        p.addLast("idle", new IdleConnectionCloser(config.idleTimeout()));
         p.addLast("frame", new LineBasedFrameDecoder(ProtocolLimits.MAX_LINE_BYTES, true, true));
         p.addLast("encode", AnswerEncoder.INSTANCE);
         p.addLast("parse", RequestDecoder.INSTANCE);

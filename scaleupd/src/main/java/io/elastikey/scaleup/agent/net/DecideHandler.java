@@ -140,7 +140,6 @@ final class DecideHandler extends SimpleChannelInboundHandler<AgentRequest> {
         ChannelPipeline p = ctx.pipeline();
         if (p.get("idle") != null) {
             p.remove("idle");
-            p.remove("idle-close");
         }
         Decision held = pool.status(in.request().client());
         ctx.writeAndFlush(answer(new Decision(Status.GRANTED, held.client(), held.grantedMb(), held.grantedMb(),
