@@ -2,6 +2,7 @@
 package io.elastikey.store.elastic.hot;
 
 import io.elastikey.store.KeyValueStore;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.ToIntFunction;
@@ -263,7 +264,12 @@ public final class HotTier implements AutoCloseable {
      * read into a direct buffer, reaches the tier without a copy on the heap. Its position does not move.
      */
     public boolean tryAdmit(byte[] key, ByteBuffer value, ToIntFunction<byte[]> frequencyOf, int frequency) {
-        return tryAdmit(key, OffHeap.base(value), OffHeap.offset(value), value.remaining(), frequencyOf, frequency);
+        try {
+            return tryAdmit(key, OffHeap.base(value), OffHeap.offset(value), value.remaining(), frequencyOf,
+                    frequency);
+        } finally {
+            Reference.reachabilityFence(value); // a direct buffer's memory is freed with it: not before the copy
+        }
     }
 
     private boolean tryAdmit(byte[] key, Object valueBase, long valueOffset, int valueLength,
