@@ -134,7 +134,8 @@ public final class KeyServerPool implements AutoCloseable {
                         .thenCompose(f -> f);
             }
         }
-        return CompletableFuture.failedFuture(last != null ? last : new IllegalStateException("no key server available"));
+        return CompletableFuture.failedFuture(last != null ? last
+                : new IllegalStateException("no key server available"));
     }
 
     /** Every endpoint as it stands now, in the order given. */

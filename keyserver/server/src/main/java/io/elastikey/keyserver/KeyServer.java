@@ -175,9 +175,9 @@ public final class KeyServer implements AutoCloseable {
         channel = listen(acceptors, io, "listen", config.listen(), new KeyServerInitializer(config, tls, metrics, callers,
                 service, new AuditingRequestLog(metrics, audit, ClientProtocol.SKI), ticketKeys));
         if (config.keylessListen() != null) {
-            keylessChannel = listen(acceptors, io, "keyless.listen", config.keylessListen(), new KeylessInitializer(config,
-                    tls, metrics, callers, service, new AuditingRequestLog(metrics, audit, ClientProtocol.KEYLESS),
-                    ticketKeys));
+            keylessChannel = listen(acceptors, io, "keyless.listen", config.keylessListen(),
+                    new KeylessInitializer(config, tls, metrics, callers, service,
+                            new AuditingRequestLog(metrics, audit, ClientProtocol.KEYLESS), ticketKeys));
         }
         admin = started(AdminServer.start(config.adminListen(), metrics::scrape,
                 () -> ready && repository.storeAvailable()));

@@ -88,7 +88,8 @@ class TicketKeysEndpointTest {
                 assertThat(keyless.ping(new byte[] {8}).get(10, TimeUnit.SECONDS))
                         .as("the connection goes on after a refusal").containsExactly(8);
             } finally {
-                fixture.writePolicy("rule edge\n  client fingerprint " + fingerprint + "\n  allow all\n  allow tickets\n");
+                fixture.writePolicy("rule edge\n  client fingerprint " + fingerprint
+                        + "\n  allow all\n  allow tickets\n");
                 KeyServerFixture.await("the policy with tickets is in force", () -> get().statusCode() == 200);
             }
         }

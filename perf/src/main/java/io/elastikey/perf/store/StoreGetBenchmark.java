@@ -41,7 +41,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * lookup and a positional read of the record, which comes from the OS page cache when the
  * machine has room for the dataset's files (4 GB for a million keys), as on a warm server. Under
  * the default {@link ResidencyPolicy#FREQUENCY} a miss is also offered to the memory tier
- * (TinyLFU, copied out only when the tier might take it); pass {@code --param
+ * (TinyLFU, copied from the read buffer into the tier when it might take it); pass {@code --param
  * residency=SEQUENTIAL} to compare without. Whatever {@code --prof gc} reports is the store's
  * allocation, not this loop's. Uniform keys give the tier no hot set, so the hit ratio is about
  * the budget's share; each trial prints it at the end. Latency is not recorded

@@ -431,9 +431,10 @@ public final class ElasticStore implements KeyValueStore {
         if (v == null) {
             return null;
         }
-        byte[] out = copy(v);
+        byte[] out = new byte[v.remaining()];
+        v.get(v.position(), out); // leaves the position: the admission below reads the same bytes
         if (sketch != null && wantsAdmission(key, out.length, hash)) {
-            admit(key, ByteBuffer.wrap(out), loc, hash);
+            admit(key, v, loc, hash);
         }
         return out;
     }

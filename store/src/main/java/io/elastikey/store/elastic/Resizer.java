@@ -82,10 +82,11 @@ final class Resizer implements AutoCloseable {
      * The copy's read buffer, one per copying thread: the rebuild's, the preparer's (a stopped idle part may finish
      * its last copy while the rebuild goes on) and the fill's. Made at a thread's first copy.
      */
-    private final ThreadLocal<ValueScratch> scratch = new ThreadLocal<>();
+    private final ThreadLocal<ValueScratch> scratch;
 
     Resizer(ElasticStore store) {
         this.store = store;
+        this.scratch = ThreadLocal.withInitial(() -> new ValueScratch(store.maxValueSize()));
         this.worker = Executors.newSingleThreadExecutor(r -> daemon(r, "store-resizer"));
         boolean idle = store.config().resizeIdlePriority();
         this.idleWorker = idle ? idlePriorityThread("store-resizer-idle") : worker;
@@ -479,12 +480,7 @@ final class Resizer implements AutoCloseable {
         var stripe = store.stripes.of(key);
         stripe.lock();
         try {
-            ValueScratch buffer = scratch.get();
-            if (buffer == null) {
-                buffer = new ValueScratch(store.maxValueSize());
-                scratch.set(buffer);
-            }
-            byte[] value = store.readStored(key, buffer);
+            byte[] value = store.readStored(key, scratch.get());
             if (value != null && next.putIfRoom(key, value)) {
                 op.moved(HotTier.cost(key.length, value.length));
             }

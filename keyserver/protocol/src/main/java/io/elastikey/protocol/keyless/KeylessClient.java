@@ -94,7 +94,7 @@ public final class KeylessClient implements KeyServerClient {
 
     /**
      * Opcode {@link KeylessOpcode#TICKET_KEYS}. A server that refuses this client the keys answers {@code key not
-     * found}; one without the extension (gokeyless) {@code bad opcode}: both fail the future with a message that
+     * found}; one without the extension should answer {@code bad opcode}: both fail the future with a message that
      * says which.
      */
     @Override
@@ -105,11 +105,12 @@ public final class KeylessClient implements KeyServerClient {
             }
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
-            if (cause instanceof KeylessAnswerException answer && answer.keylessError() == KeylessError.KEY_NOT_FOUND) {
+            KeylessError answered = cause instanceof KeylessAnswerException answer ? answer.keylessError() : null;
+            if (answered == KeylessError.KEY_NOT_FOUND) {
                 throw new IllegalStateException(server + " refused the ticket keys: this client is not granted them"
                         + " ('allow tickets' in the key server's policy)", cause);
             }
-            if (cause instanceof KeylessAnswerException answer && answer.keylessError() == KeylessError.BAD_OPCODE) {
+            if (answered == KeylessError.BAD_OPCODE) {
                 throw new IllegalStateException(server + " does not serve ticket keys over Keyless (opcode 0x"
                         + Integer.toHexString(KeylessOpcode.TICKET_KEYS.code()) + " unknown to it)", cause);
             }

@@ -7,9 +7,9 @@ import io.elastikey.protocol.ski.SkiMethod;
 import io.elastikey.protocol.ski.SkiRequest;
 
 /**
- * The opcodes of PROTOCOLS.md section 2, and one of Elastikey's ({@link #TICKET_KEYS}). A key server serves both protocols with one crypto engine, so each request
- * opcode is expressed here as the {@link SkiRequest} that does the same thing ({@link #toSkiRequest}): Keyless is a
- * second codec for the same operations, not a second engine.
+ * The opcodes of PROTOCOLS.md section 2, and one of Elastikey's ({@link #TICKET_KEYS}). A key server serves both
+ * protocols with one crypto engine, so each request opcode is expressed here as the {@link SkiRequest} that does the
+ * same thing ({@link #toSkiRequest}): Keyless is a second codec for the same operations, not a second engine.
  *
  * <p>Keyless signs hash values the client computed, which SKI's {@code ECDHE} and {@code SIGN} do not (they sign the
  * data), hence the {@code *-DIGEST} SKI methods. The opcode's family is part of the request: an ECDSA opcode
@@ -38,7 +38,8 @@ public enum KeylessOpcode {
     /**
      * Elastikey's extension: asks for the deployment's session-ticket keys ({@code allow tickets} in the policy),
      * answered with their JSON ({@link io.elastikey.protocol.tickets.TicketKeySet}) as the payload. Touches no key;
-     * Keyless defines nothing in {@code 0xE0}-{@code 0xEF}, nor does gokeyless.
+     * neither Keyless nor gokeyless's own extensions ({@code 0x21}-{@code 0x24}, {@code 0xF3}) use
+     * {@code 0xE0}-{@code 0xEF}.
      */
     TICKET_KEYS(0xE1, null, null),
     /** A successful answer; its payload item carries the result. */

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves the frames of one connection. Key operations go to the {@link SkiService} and are answered when they
  * complete, in whatever order that is, so one slow operation (a key loaded from disk, an RSA-4096 decryption)
- * holds no other back. A ping is answered at once, on the event loop, as is a request for the ticket keys; so are frames that cannot be served (bad
- * opcode, format error), each with its own request's ID.
+ * holds no other back. A ping is answered at once, on the event loop, as is a request for the ticket keys; so are
+ * frames that cannot be served (bad opcode, format error), each with its own request's ID.
  *
  * <p>At most {@code maxInFlight} operations are in flight per connection: at the limit the handler stops reading
  * from the socket, and TCP holds the client back until answers drain below half of it. Nothing is refused, nothing

@@ -209,20 +209,16 @@ final class OffHeapTable implements AutoCloseable {
      * @throws OutOfMemoryError when native memory for a chunk or a larger slot array cannot be had
      */
     synchronized void put(byte[] key, long hash, byte[] value) {
-        put(key, hash, value, true);
+        put(key, hash, value, OffHeap.BYTE_ARRAY_BASE, value.length, true);
     }
 
     /**
-     * As {@link #put(byte[], long, byte[])}; with {@code mayTouchNew} false only if that needs no memory touched for
-     * the first time (no fresh chunk, no larger slot array: see {@link SlabArena}), else nothing changes.
+     * As {@link #put(byte[], long, byte[])} for a value anywhere {@link EntryBlock#write} can read it (an array, or
+     * native memory); with {@code mayTouchNew} false only if that needs no memory touched for the first time (no
+     * fresh chunk, no larger slot array: see {@link SlabArena}), else nothing changes.
      *
      * @return whether the value was stored
      */
-    synchronized boolean put(byte[] key, long hash, byte[] value, boolean mayTouchNew) {
-        return put(key, hash, value, OffHeap.BYTE_ARRAY_BASE, value.length, mayTouchNew);
-    }
-
-    /** As {@link #put(byte[], long, byte[], boolean)} for a value anywhere {@link EntryBlock#write} can read it. */
     synchronized boolean put(byte[] key, long hash, Object valueBase, long valueOffset, int valueLength,
                              boolean mayTouchNew) {
         checkOpen();
