@@ -44,13 +44,39 @@ final class ReadyConnections {
         if (!readers.isEmpty()) {
             List<RespDispatcher> group = readers;
             readers = new ArrayList<>();
-            submit(workers.reads, group, () -> run(group));
+            submitReads(group);
         }
         if (!writers.isEmpty()) {
             List<RespDispatcher> group = writers;
             writers = new ArrayList<>();
             runWrites(group);
         }
+    }
+
+    /**
+     * The turn's readers as one task per read thread at most: each task runs its connections one after another, so
+     * with several read threads (as when values are read past the page cache, {@code --direct-reads}, and a read
+     * waits for the device) one task for the whole group would wait out its reads in a row while the other threads
+     * sat idle. With one read thread this is one task, as before.
+     */
+    private void submitReads(List<RespDispatcher> group) {
+        for (List<RespDispatcher> part : parts(group, workers.readThreads)) {
+            submit(workers.reads, part, () -> run(part));
+        }
+    }
+
+    /** {@code group} cut into at most {@code threads} runs of consecutive members, as even as can be. */
+    static <T> List<List<T>> parts(List<T> group, int threads) {
+        int tasks = Math.min(group.size(), threads);
+        if (tasks <= 1) {
+            return List.of(group);
+        }
+        int size = group.size();
+        List<List<T>> parts = new ArrayList<>(tasks);
+        for (int t = 0; t < tasks; t++) {
+            parts.add(group.subList(t * size / tasks, (t + 1) * size / tasks));
+        }
+        return parts;
     }
 
     private static void submit(Executor pool, List<RespDispatcher> group, Runnable task) {

@@ -17,9 +17,11 @@ import java.util.concurrent.TimeUnit;
  */
 final class Workers {
     final ExecutorService reads;
+    final int readThreads;
     final ExecutorService writes;
 
     Workers(int readThreads, int writeThreads) {
+        this.readThreads = readThreads;
         reads = pool(readThreads, "resp-read");
         writes = pool(writeThreads, "resp-write");
     }
