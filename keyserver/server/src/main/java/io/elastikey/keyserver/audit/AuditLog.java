@@ -8,6 +8,8 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.Marker;
+import org.slf4j.MarkerFactory;
 
 /**
  * The key server's audit trail: every request, and every key a command in the server changes ({@link #recordNow}),
@@ -33,6 +35,12 @@ public final class AuditLog implements AutoCloseable {
     public static final int DEFAULT_CAPACITY = 65_536;
     static final String THREAD_NAME = "elastikey-audit";
     static final int BATCH = 512;
+    /**
+     * On the last line of each batch the writer hands to the logger, and on every key change's line: the moment for
+     * a buffering appender to write out what it holds ({@code AuditStderrAppender} in the launcher does, so a batch
+     * of lines costs one {@code write} call, not one each). Other appenders ignore it.
+     */
+    public static final Marker END_OF_BATCH = MarkerFactory.getMarker("elastikey-audit-end-of-batch");
     private static final Duration DEFAULT_IDLE_WAIT = Duration.ofMillis(10);
 
     private final DropQueue<AuditEvent> queue;
@@ -82,7 +90,7 @@ public final class AuditLog implements AutoCloseable {
      * no trace is what an audit trail exists to rule out. Written beside the queued lines, not in their order.
      */
     public void recordNow(KeyChangeEvent event) {
-        write(AuditJson.format(event));
+        write(AuditJson.format(event), END_OF_BATCH);
     }
 
     /** Events handed to the logger so far. */
@@ -135,20 +143,29 @@ public final class AuditLog implements AutoCloseable {
         }
     }
 
-    /** Writes up to {@code max} queued events; returns how many it took from the queue. */
+    /**
+     * Writes up to {@code max} queued events, the last with {@link #END_OF_BATCH}; returns how many it took from the
+     * queue. One event is read ahead, to know which is the last.
+     */
     private int writeBatch(int max) {
         int taken = 0;
-        AuditEvent event;
-        while (taken < max && (event = queue.poll()) != null) {
+        AuditEvent event = queue.poll();
+        while (event != null) {
             taken++;
-            write(AuditJson.format(event));
+            AuditEvent next = taken < max ? queue.poll() : null;
+            write(AuditJson.format(event), next == null ? END_OF_BATCH : null);
+            event = next;
         }
         return taken;
     }
 
-    private void write(String line) {
+    private void write(String line, Marker marker) {
         try {
-            logger.info(line);
+            if (marker == null) {
+                logger.info(line);
+            } else {
+                logger.info(marker, line);
+            }
             written.incrementAndGet();
         } catch (RuntimeException e) {
             // Appenders rarely throw, but the writer thread must outlive one that does.

@@ -123,6 +123,33 @@ class AuditLogTest {
     }
 
     @Test
+    void theLastLineOfEveryBatchAndEveryKeyChangeCarryTheEndOfBatchMarker() throws Exception {
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        AuditLog log = AuditLog.start(10_000, loggerWith(appender), Duration.ofHours(1));
+        for (int i = 0; i < AuditLog.BATCH + 3; i++) { // queued before the writer wakes: one full batch, then 3
+            log.record(event(i, null));
+        }
+        log.close();
+        log = AuditLog.start(16, loggerWith(appender), Duration.ofHours(1));
+        log.recordNow(new KeyChangeEvent(Instant.now(), "ops", null, KeyChange.ADDED, "ab".repeat(32)));
+        log.close();
+
+        List<Integer> marked = new ArrayList<>();
+        for (int i = 0; i < appender.list.size(); i++) {
+            List<org.slf4j.Marker> markers = appender.list.get(i).getMarkerList();
+            if (markers != null && markers.contains(AuditLog.END_OF_BATCH)) {
+                marked.add(i);
+            }
+        }
+        int last = AuditLog.BATCH + 3;
+        // The writer may have woken before every event was queued: then a batch ended earlier, and was marked too.
+        assertThat(marked).contains(last - 1, last).allSatisfy(i -> assertThat(i).isLessThanOrEqualTo(last));
+        for (int start = 0, k = 0; k < marked.size() - 1; start = marked.get(k) + 1, k++) { // the requests' batches
+            assertThat(marked.get(k) - start + 1).as("lines of batch %d", k).isBetween(1, AuditLog.BATCH);
+        }
+    }
+
+    @Test
     void fullQueueDropsAndCountsInsteadOfBlocking() throws Exception {
         BlockingAppender appender = new BlockingAppender();
         AuditLog log = AuditLog.start(4, loggerWith(appender), IDLE);
