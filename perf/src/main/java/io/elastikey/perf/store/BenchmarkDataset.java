@@ -178,6 +178,28 @@ public final class BenchmarkDataset {
 
     // ---- keys and values ----------------------------------------------------------------------
 
+    /**
+     * Reads every file of the dataset once. A miss then costs a read from the page cache, in every run alike, rather
+     * than whatever part of 4 GB the disk cache happened to hold after the machine's last job (a 0% run right after
+     * an 8 GB past-RAM run warmed up at 28,000 lookups/s and measured 315,000 ± 80,000).
+     */
+    public void warmPageCache(PrintStream out) throws IOException {
+        long t0 = System.nanoTime();
+        long bytes = 0;
+        ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+                try (FileChannel channel = FileChannel.open(file)) {
+                    for (int n = channel.read(buffer.clear()); n >= 0; n = channel.read(buffer.clear())) {
+                        bytes += n;
+                    }
+                }
+            }
+        }
+        out.printf("page cache: read %,d MB of %s in %.1f s%n", bytes >> 20, directory,
+                (System.nanoTime() - t0) / 1e9);
+    }
+
     /** Writes key {@code i}, {@code "key-%012d"}, into {@code dst[0..16)} without allocating. */
     public static void writeKey(long i, byte[] dst) {
         if (i < 0 || i >= MAX_KEYS) {

@@ -152,7 +152,7 @@ public final class ResizeTimeline implements Callable<Integer> {
         Files.createDirectories(out);
         BenchmarkDataset data = BenchmarkDataset.of(keys).ensureBuilt(console);
         if (warmPageCache) {
-            warmPageCache(data.directory());
+            data.warmPageCache(console);
         }
         ElasticStoreConfig.Builder config = data.config().residencyPolicy(policy).recordLatency(false)
                 .resizeIdlePriority(resizeIdlePriority);
@@ -191,27 +191,6 @@ public final class ResizeTimeline implements Callable<Integer> {
                         + "duty cycle %s", lowPercent, highPercent, lowPercent, keys, openRate,
                 rate > 0 ? "--rate" : loadPercent + "% of the closed-loop peak", threads,
                 resizeIdlePriority ? "idle" : "normal", resizeDuty > 0 ? Double.toString(resizeDuty) : "default");
-    }
-
-    /**
-     * Reads every file of the dataset once. A miss then costs a read from the page cache: what a resize competes with
-     * is the lookups' CPU, the same in every run, rather than whatever part of 4 GB the disk cache happened to hold.
-     */
-    private void warmPageCache(Path directory) throws IOException {
-        long t0 = System.nanoTime();
-        long bytes = 0;
-        ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
-        try (var files = Files.list(directory)) {
-            for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
-                try (var channel = java.nio.channels.FileChannel.open(file)) {
-                    for (int n = channel.read(buffer.clear()); n >= 0; n = channel.read(buffer.clear())) {
-                        bytes += n;
-                    }
-                }
-            }
-        }
-        console.printf("page cache: read %,d MB of %s in %.1f s%n", bytes >> 20, directory,
-                (System.nanoTime() - t0) / 1e9);
     }
 
     /** Gets back to back on every worker: {@code peakSeconds} unmeasured, then {@code peakSeconds} counted. */

@@ -39,7 +39,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>What a lookup costs here: a hit is an off-heap Chronicle Map read; a miss adds an index
  * lookup and a positional read of the record, which comes from the OS page cache when the
- * machine has room for the dataset's files (4 GB for a million keys), as on a warm server. Under
+ * machine has room for the dataset's files (4 GB for a million keys), as on a warm server: each
+ * trial reads them once first ({@link BenchmarkDataset#warmPageCache}). Under
  * the default {@link ResidencyPolicy#FREQUENCY} a miss is also offered to the memory tier
  * (TinyLFU, copied from the read buffer into the tier when it might take it); pass {@code --param
  * residency=SEQUENTIAL} to compare without. Whatever {@code --prof gc} reports is the store's
@@ -71,6 +72,7 @@ public class StoreGetBenchmark {
     @Setup(Level.Trial)
     public void open() throws IOException {
         BenchmarkDataset data = BenchmarkDataset.of(keys).ensureBuilt(System.out);
+        data.warmPageCache(System.out); // misses read the page cache in every run, whatever ran before
         store = ElasticStore.open(data.config().residencyPolicy(residency).recordLatency(false).build());
         data.check(store);
         ResizeOperation op = BenchmarkDataset.resize(store, data.budgetForPercent(inMemoryPercent), System.out);
