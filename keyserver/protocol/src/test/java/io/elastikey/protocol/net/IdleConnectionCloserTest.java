@@ -30,11 +30,7 @@ class IdleConnectionCloserTest {
 
     @Test
     void aConnectionWithNothingReadOrWrittenIsClosedAfterTheTimeout() {
-        advance(TIMEOUT_MILLIS - 1_000);
-        assertThat(channel.isOpen()).isTrue();
-
-        advance(2_000);
-        assertThat(channel.isOpen()).isFalse();
+        assertOpenThenClosed(TIMEOUT_MILLIS - 1_000, 2_000);
     }
 
     @Test
@@ -44,11 +40,7 @@ class IdleConnectionCloserTest {
 
         advance(5_000); // 11 s: the first timer fired, 5 s after the read
         assertThat(channel.isOpen()).isTrue();
-        advance(4_000); // 15 s
-        assertThat(channel.isOpen()).isTrue();
-
-        advance(2_000); // 17 s
-        assertThat(channel.isOpen()).isFalse();
+        assertOpenThenClosed(4_000, 2_000); // open at 15 s, closed at 17 s
     }
 
     @Test
@@ -59,11 +51,7 @@ class IdleConnectionCloserTest {
         assertThat(written.readByte()).isEqualTo((byte) 2);
         written.release();
 
-        advance(9_000); // 18 s
-        assertThat(channel.isOpen()).isTrue();
-
-        advance(2_000); // 20 s
-        assertThat(channel.isOpen()).isFalse();
+        assertOpenThenClosed(9_000, 2_000); // open at 18 s, closed at 20 s
     }
 
     @Test
@@ -91,6 +79,14 @@ class IdleConnectionCloserTest {
     @Test
     void theTimeoutMustBePositive() {
         assertThatThrownBy(() -> new IdleConnectionCloser(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** Moves the clock {@code openFor} ms and checks the connection is open, then {@code closedWithin} more: closed. */
+    private void assertOpenThenClosed(long openFor, long closedWithin) {
+        advance(openFor);
+        assertThat(channel.isOpen()).as("open %d ms on", openFor).isTrue();
+        advance(closedWithin);
+        assertThat(channel.isOpen()).as("closed %d ms later", closedWithin).isFalse();
     }
 
     /** Moves the clock in steps of 100 ms, running what is due at each, as a live event loop would. */

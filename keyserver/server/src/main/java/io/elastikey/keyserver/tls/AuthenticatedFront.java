@@ -12,7 +12,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.ssl.SslHandler;
 
-
 /**
  * Connection limit, TLS with a required client certificate (the reloading context), idle timeout and its closer,
  * no reading from a client that leaves its answers unread, client authentication: what the SKI and the Keyless

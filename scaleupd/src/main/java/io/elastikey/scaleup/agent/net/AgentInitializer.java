@@ -15,7 +15,6 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.LineBasedFrameDecoder;
 import io.netty.util.concurrent.EventExecutorGroup;
 
-
 /**
  * A request's path through the agent:
  * <pre>
