@@ -8,6 +8,7 @@ import io.elastikey.store.StoreStats;
 import io.elastikey.store.elastic.hot.FrequencySketch;
 import io.elastikey.store.elastic.hot.HotTier;
 import io.elastikey.store.elastic.hot.KeyHash;
+import io.elastikey.store.elastic.hot.LocationTable;
 import io.elastikey.store.elastic.hot.ReaderEpochs;
 import io.elastikey.store.elastic.index.Checkpoint;
 import io.elastikey.store.elastic.index.Location;
@@ -81,6 +82,8 @@ public final class ElasticStore implements KeyValueStore {
     private final DirectoryLock dirLock;
     final Log log;
     final PersistedIndex index;
+    /** The index's locations in memory, for lookups that miss the memory tier; filled after opening. */
+    final LocationTable locations;
     /**
      * Many stripes, because writes lock them a batch at a time: the event loop's SETs and compaction's moves each
      * lock up to {@link #BATCH} keys' stripes, and with 1,024 stripes two batches shared one 98% of the time, so
@@ -112,6 +115,7 @@ public final class ElasticStore implements KeyValueStore {
         this.dirLock = dirLock;
         this.log = log;
         this.index = index;
+        this.locations = new LocationTable(index.size(), epochs);
         this.checkpointedSequence = checkpointedSequence;
         this.lookups = new LookupStats(config.recordLatency());
         this.sketch = config.residencyPolicy() == ResidencyPolicy.FREQUENCY
@@ -172,6 +176,7 @@ public final class ElasticStore implements KeyValueStore {
     }
 
     private void start() {
+        maintenance.execute(() -> runQuietly("filling the location table", this::fillLocations));
         if (config.memoryBudgetBytes() > 0) {
             resizer.resize(config.memoryBudgetBytes(), config.loadOnOpen());
         }
@@ -184,6 +189,19 @@ public final class ElasticStore implements KeyValueStore {
                     () -> compactor.compactEligible(config.checkpointIntervalMillis() > 0)),
                     config.compactionIntervalMillis(), config.compactionIntervalMillis(), TimeUnit.MILLISECONDS);
         }
+    }
+
+    /**
+     * Copies the index's locations into {@link #locations}, one Chronicle segment at a time under the write lock, so
+     * no write lands between reading an entry and copying it; until then lookups ask the index for what is missing.
+     * A million keys take about a second, on the maintenance thread.
+     */
+    private void fillLocations() {
+        long t0 = System.nanoTime();
+        index.forEachReusingKeys((key, loc) -> locations.put(KeyHash.hash64(key), loc.segmentId, loc.offset,
+                loc.length), () -> closed, writeLock);
+        LOG.debug("location table of {} filled with {} entries in {} ms", config.directory(), locations.size(),
+                (System.nanoTime() - t0) / 1_000_000);
     }
 
     public ElasticStoreConfig config() {
@@ -269,6 +287,15 @@ public final class ElasticStore implements KeyValueStore {
         } finally {
             epochs.exit(slot);
         }
+    }
+
+    /**
+     * Native bytes of the location table that spares lookups past the memory tier an index query: 16 per slot, about
+     * 32 MB at a million keys. Not part of the memory budget, which is the values'; like the index's own mapped file,
+     * it grows with the number of keys.
+     */
+    public long locationTableBytes() {
+        return locations.bytes();
     }
 
     /** Fsyncs the log has done for durable writes so far: with group commit, fewer than the writes they cover. */
@@ -396,6 +423,30 @@ public final class ElasticStore implements KeyValueStore {
         return v;
     }
 
+    /**
+     * {@link #readRecord(byte[], Location)} that reads where {@link #locations} points first, and asks the index only
+     * when that is not the key's record. Inside an epoch section, which keeps the location table from being freed.
+     */
+    private ByteBuffer readRecord(byte[] key, long hash, Location loc) {
+        if (locations.find(hash, loc)) {
+            Segment seg = log.segmentEndingIn(loc.segmentId, LocationTable.SEGMENT_BITS);
+            if (seg != null && seg.acquire()) {
+                try {
+                    ByteBuffer value = RecordReader.readValueIfThere(seg, loc.offset, loc.length, key);
+                    if (value != null) {
+                        loc.segmentId = seg.id(); // admission checks the index still points here
+                        return value;
+                    }
+                } catch (IOException e) {
+                    throw new StoreException("cannot read " + seg + ": " + e.getMessage(), e);
+                } finally {
+                    seg.release();
+                }
+            }
+        }
+        return readRecord(key, loc);
+    }
+
     /** Reads the key's record from disk into this thread's buffer; null when absent. */
     private ByteBuffer readRecord(byte[] key, Location loc) {
         for (int attempt = 0; attempt < 8; attempt++) {
@@ -427,7 +478,7 @@ public final class ElasticStore implements KeyValueStore {
 
     private byte[] readCold(byte[] key, long hash) {
         Location loc = LOCATIONS.get();
-        ByteBuffer v = readRecord(key, loc);
+        ByteBuffer v = readRecord(key, hash, loc);
         if (v == null) {
             return null;
         }
@@ -441,7 +492,7 @@ public final class ElasticStore implements KeyValueStore {
 
     private int readCold(byte[] key, ByteBuffer dst, long hash) {
         Location loc = LOCATIONS.get();
-        ByteBuffer v = readRecord(key, loc);
+        ByteBuffer v = readRecord(key, hash, loc);
         if (v == null) {
             return NOT_FOUND;
         }
@@ -664,6 +715,7 @@ public final class ElasticStore implements KeyValueStore {
             }
             Log.Appended a = log.append(type, key, null, 0);
             index.remove(key);
+            locations.remove(KeyHash.hash64(key));
             addLive(old.segmentId, -old.length);
             return a.sequence();
         } finally {
@@ -675,6 +727,7 @@ public final class ElasticStore implements KeyValueStore {
     void pointIndexAt(byte[] key, Log.Appended a) {
         Location old = LOCATIONS.get();
         boolean had = index.replace(key, a.segmentId(), a.offset(), a.length(), old);
+        locations.put(KeyHash.hash64(key), a.segmentId(), a.offset(), a.length());
         addLive(a.segmentId(), a.length());
         if (had) {
             addLive(old.segmentId, -old.length);
@@ -903,6 +956,7 @@ public final class ElasticStore implements KeyValueStore {
         tiers = new Tiers(HotTier.empty(), null);
         epochs.synchronize();
         t.current().close();
+        locations.close();
         log.close();
         index.close();
         closeQuietly(dirLock);

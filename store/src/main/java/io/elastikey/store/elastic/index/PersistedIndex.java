@@ -13,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 import net.openhft.chronicle.bytes.RandomDataInput;
 import net.openhft.chronicle.hash.Data;
@@ -235,24 +236,46 @@ public final class PersistedIndex implements AutoCloseable, LogRecovery.Index {
      * too (one per key length), so <b>the visitor must not keep it</b>: copy it if it must outlive the call.
      */
     public void forEachReusingKeys(EntryVisitor visitor, BooleanSupplier done) {
+        forEachReusingKeys(visitor, done, null);
+    }
+
+    /**
+     * {@link #forEachReusingKeys(EntryVisitor, BooleanSupplier)} holding {@code held} (unless null) from before each
+     * segment is copied until its entries are visited: with the lock its writers take, a walk sees no entry change
+     * between reading and visiting it, so it may copy the entries elsewhere without ever putting back a stale one.
+     */
+    public void forEachReusingKeys(EntryVisitor visitor, BooleanSupplier done, Lock held) {
         SegmentBuffer buffer = new SegmentBuffer();
         Location loc = new Location();
         for (int i = 0; i < map.segments() && !done.getAsBoolean(); i++) {
-            buffer.clear();
-            try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(i)) {
-                c.forEachSegmentEntry(e -> {
-                    Data<byte[]> k = e.key();
-                    Data<byte[]> v = e.value();
-                    long at = v.offset();
-                    RandomDataInput in = v.bytes();
-                    buffer.add(k.bytes(), k.offset(), (int) k.size(), in.readInt(at), in.readInt(at + 4),
-                            in.readInt(at + 8));
-                });
+            if (held != null) {
+                held.lock();
             }
-            for (int n = 0; n < buffer.count; n++) {
-                visitor.visit(buffer.key(n), loc.set(buffer.locations[3 * n], buffer.locations[3 * n + 1],
-                        buffer.locations[3 * n + 2]));
+            try {
+                visitSegment(i, buffer, loc, visitor);
+            } finally {
+                if (held != null) {
+                    held.unlock();
+                }
             }
+        }
+    }
+
+    private void visitSegment(int i, SegmentBuffer buffer, Location loc, EntryVisitor visitor) {
+        buffer.clear();
+        try (MapSegmentContext<byte[], byte[], ?> c = map.segmentContext(i)) {
+            c.forEachSegmentEntry(e -> {
+                Data<byte[]> k = e.key();
+                Data<byte[]> v = e.value();
+                long at = v.offset();
+                RandomDataInput in = v.bytes();
+                buffer.add(k.bytes(), k.offset(), (int) k.size(), in.readInt(at), in.readInt(at + 4),
+                        in.readInt(at + 8));
+            });
+        }
+        for (int n = 0; n < buffer.count; n++) {
+            visitor.visit(buffer.key(n), loc.set(buffer.locations[3 * n], buffer.locations[3 * n + 1],
+                    buffer.locations[3 * n + 2]));
         }
     }
 

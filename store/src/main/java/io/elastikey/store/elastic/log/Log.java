@@ -148,6 +148,20 @@ public final class Log implements AutoCloseable {
         return segments;
     }
 
+    /**
+     * The live segment whose id ends in these low {@code bits} bits, newest first, or null: for a table that keeps
+     * only part of a segment id. Lock-free.
+     */
+    public Segment segmentEndingIn(int lowBits, int bits) {
+        Segment[] s = segments;
+        if (s.length == 0) {
+            return null;
+        }
+        int newest = s[s.length - 1].id();
+        int mask = (1 << bits) - 1;
+        return segment(newest - ((newest - lowBits) & mask));
+    }
+
     /** The segment with this id, or null when it no longer exists. Lock-free. */
     public Segment segment(int id) {
         Segment[] s = segments;

@@ -30,6 +30,23 @@ public final class RecordReader {
      * @return this thread's buffer with position..limit spanning the value
      */
     public static ByteBuffer readValue(Segment segment, long offset, int length, byte[] key) throws IOException {
+        return read(segment, offset, length, key, true);
+    }
+
+    /**
+     * {@link #readValue} at a location that may be wrong (a hint from a table that keeps only part of each key's
+     * hash): a record that fails a check is not there, rather than damaged, so the answer is null and no exception.
+     */
+    public static ByteBuffer readValueIfThere(Segment segment, long offset, int length, byte[] key)
+            throws IOException {
+        return read(segment, offset, length, key, false);
+    }
+
+    private static ByteBuffer read(Segment segment, long offset, int length, byte[] key, boolean trusted)
+            throws IOException {
+        if (!trusted && (offset < 0 || length < RecordFormat.RECORD_HEADER_SIZE + key.length)) {
+            return null;
+        }
         ReadBuffer rb = BUFFERS.get();
         FileChannel direct = segment.directChannel();
         ByteBuffer buf;
@@ -47,19 +64,19 @@ public final class RecordReader {
             n = readDirect(direct, buf, start) - base;
         }
         if (n < length) {
-            throw corrupt(segment, offset, key, "record extends past the end of the file");
+            return failed(trusted, segment, offset, key, "record extends past the end of the file");
         }
         int keyLength = Short.toUnsignedInt(buf.getShort(base + 10));
         int valueLength = buf.getInt(base + 12);
         if (buf.getInt(base) != length - 8 || buf.get(base + 8) != RecordFormat.TYPE_PUT
                 || keyLength != key.length || valueLength != length - RecordFormat.RECORD_HEADER_SIZE - keyLength) {
-            throw corrupt(segment, offset, key, "record header does not match the index");
+            return failed(trusted, segment, offset, key, "record header does not match the index");
         }
         if (!keyEquals(buf, base + RecordFormat.RECORD_HEADER_SIZE, key)) {
-            throw corrupt(segment, offset, key, "record holds a different key");
+            return failed(trusted, segment, offset, key, "record holds a different key");
         }
         if (RecordFormat.crc(rb.crc, buf, base + 8, length - 8) != buf.getInt(base + 4)) {
-            throw corrupt(segment, offset, key, "CRC32C mismatch");
+            return failed(trusted, segment, offset, key, "CRC32C mismatch");
         }
         int valueStart = base + RecordFormat.RECORD_HEADER_SIZE + keyLength;
         buf.limit(valueStart + valueLength).position(valueStart);
@@ -110,6 +127,14 @@ public final class RecordReader {
             }
         }
         return true;
+    }
+
+    /** Throws a {@link CorruptRecordException} for a trusted location; for a hint, returns null. */
+    private static ByteBuffer failed(boolean trusted, Segment s, long offset, byte[] key, String why) {
+        if (trusted) {
+            throw corrupt(s, offset, key, why);
+        }
+        return null;
     }
 
     private static CorruptRecordException corrupt(Segment s, long offset, byte[] key, String why) {

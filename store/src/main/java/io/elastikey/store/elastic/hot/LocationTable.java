@@ -1,0 +1,273 @@
+// LocationTable -- the index's locations again, in native memory, found by the key's hash with one cache miss.
+package io.elastikey.store.elastic.hot;
+
+import static io.elastikey.store.elastic.hot.OffHeap.U;
+
+import io.elastikey.store.elastic.index.Location;
+import java.util.ArrayDeque;
+
+/**
+ * A copy of the persisted index's locations (key to segment, offset, record length) kept in memory, for the lookups
+ * that miss the memory tier. Chronicle Map, which persists the index, took a quarter of such a lookup's CPU at a
+ * million keys (a segment lock, a stop-bit decoded key size, a key compare: three or four cache misses); here a slot
+ * holds the location itself, so a lookup is one cache miss and no lock.
+ *
+ * <p>A slot has no key, only the hash's high 40 bits (the tag, whose low bits also pick the slot), and only the low
+ * {@value #SEGMENT_BITS} bits of the segment id ({@code Log.segmentEndingIn} finds the segment while the live
+ * segments' ids span fewer than 2^24; past that it may find the wrong one). So what {@link #find} gives is a <b>hint</b>: the caller reads the record there and
+ * checks its key, as every read of the log does ({@code RecordReader}), and asks the index when the hint is wrong or
+ * missing. Two keys whose tags agree on one probe path (some 1 in 2^19 at a million keys) share a slot: the later
+ * {@link #put} takes it, and the other key's lookups go to the index. So the table never decides a lookup's answer:
+ * it may only make it cheaper. It is not persisted and takes no part in recovery; the store fills it after opening
+ * and updates it wherever it updates the index, under the same write lock.
+ *
+ * <h2>Slot layout (16 bytes, native order)</h2>
+ * <pre>
+ *  0  long  head   tag (high 40 bits of the hash, never 0) &lt;&lt; 24 | segment id's low 24 bits;
+ *                  or EMPTY, TOMBSTONE, BUSY
+ *  8  long  place  offset &lt;&lt; 32 | record length
+ * </pre>
+ *
+ * <h2>Concurrency</h2>
+ * One writer at a time (the mutators are synchronized; the store calls them under its write lock anyway); readers
+ * take no lock. A reader loads {@code head}, then {@code place}, then {@code head} again, and trusts the pair only
+ * when both loads of {@code head} agree. A writer changes a slot's {@code place} alone when the key stays in the same
+ * segment (any {@code place} a reader loads is then a whole location of that key), and otherwise marks the slot BUSY
+ * first, so a reader that loaded the old head sees it change. Rebuilds publish a new array and free the old one once
+ * the store's {@link ReaderEpochs} show no reader inside, as {@link OffHeapTable} does: callers of {@link #find} are
+ * inside a {@link ReaderEpochs} section.
+ */
+public final class LocationTable implements AutoCloseable {
+
+    private static final long EMPTY = 0;
+    private static final long TOMBSTONE = 1;
+    private static final long BUSY = 2;
+    private static final int SLOT_SHIFT = 4;
+    private static final int MIN_CAPACITY = 1024;
+    private static final int MAX_CAPACITY = 1 << 30;
+    /** Bits of a segment id a slot keeps. */
+    public static final int SEGMENT_BITS = 24;
+    private static final long SEGMENT_MASK = (1L << SEGMENT_BITS) - 1;
+
+    private final ReaderEpochs epochs;
+    private volatile Slots slots;
+    private final ArrayDeque<Retired> retired = new ArrayDeque<>();
+    private long live;
+    private long tombstones;
+
+    /** One slot array: its address and index mask. */
+    private record Slots(long base, int mask) {
+        long bytes() {
+            return (long) (mask + 1) << SLOT_SHIFT;
+        }
+    }
+
+    /** A slot array unpublished when {@code epoch} began; freed once no reader is older. */
+    private record Retired(Slots slots, long epoch) {
+    }
+
+    /** An empty table with room for about {@code expectedEntries} before its first rebuild. */
+    public LocationTable(long expectedEntries, ReaderEpochs epochs) {
+        this.epochs = epochs;
+        this.slots = allocate(capacityFor(expectedEntries));
+    }
+
+    // ---- lookups: lock-free, inside a ReaderEpochs section ----
+
+    /**
+     * Fills {@code out} with the location last {@link #put} for a key of this {@link KeyHash#hash64}, or returns false
+     * when there is none (or a writer was changing it): a hint, to be checked against the record's key. Its segment
+     * id is the low {@value #SEGMENT_BITS} bits only.
+     */
+    public boolean find(long hash, Location out) {
+        Slots s = slots;
+        if (s == null) {
+            return false;
+        }
+        long tag = tagOf(hash);
+        int mask = s.mask();
+        int i = (int) tag & mask;
+        for (int probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+            long slot = s.base() + ((long) i << SLOT_SHIFT);
+            long head = U.getLongVolatile(null, slot);
+            if (head == EMPTY) {
+                return false;
+            }
+            if (head >>> SEGMENT_BITS == tag) {
+                long place = U.getLongVolatile(null, slot + 8);
+                if (U.getLongVolatile(null, slot) != head) {
+                    return false;
+                }
+                out.set((int) (head & SEGMENT_MASK), (int) (place >>> 32), (int) place);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- the single writer ----
+
+    /** Points the hash's slot at this location, taking it over from a key that shares the slot's tag. */
+    public synchronized void put(long hash, int segmentId, int offset, int length) {
+        checkOpen();
+        long head = tagOf(hash) << SEGMENT_BITS | (segmentId & SEGMENT_MASK);
+        long place = (long) offset << 32 | (length & 0xFFFFFFFFL);
+        long slot = slotOf(hash);
+        if (slot != 0) {
+            if (U.getLong(slot) != head) {
+                U.putLongVolatile(null, slot, BUSY); // a reader holding the old head sees it change
+            }
+            U.putLongVolatile(null, slot + 8, place);
+            U.putLongVolatile(null, slot, head);
+        } else {
+            if (live + tombstones + 1 > maxLoad(slots)) {
+                rebuild(live + 1);
+            }
+            slot = freeSlot(hash);
+            if (U.getLong(slot) == TOMBSTONE) {
+                tombstones--;
+            }
+            U.putLong(slot + 8, place);
+            U.putLongVolatile(null, slot, head); // publishes the place written above
+            live++;
+        }
+        reclaimRetired();
+    }
+
+    /** Forgets the hash's location; its lookups go to the index. */
+    public synchronized void remove(long hash) {
+        checkOpen();
+        long slot = slotOf(hash);
+        if (slot != 0) {
+            U.putLongVolatile(null, slot, TOMBSTONE);
+            live--;
+            tombstones++;
+        }
+        reclaimRetired();
+    }
+
+    /** Locations held. */
+    public synchronized long size() {
+        return live;
+    }
+
+    /** Native bytes the table holds now, retired arrays not yet freed included. */
+    public synchronized long bytes() {
+        Slots s = slots;
+        long n = s == null ? 0 : s.bytes();
+        for (Retired r : retired) {
+            n += r.slots().bytes();
+        }
+        return n;
+    }
+
+    /** The live slot of this hash's tag, or 0. */
+    private long slotOf(long hash) {
+        Slots s = slots;
+        long tag = tagOf(hash);
+        int mask = s.mask();
+        int i = (int) tag & mask;
+        for (int probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
+            long slot = s.base() + ((long) i << SLOT_SHIFT);
+            long head = U.getLong(slot);
+            if (head == EMPTY) {
+                return 0;
+            }
+            if (head >>> SEGMENT_BITS == tag) {
+                return slot;
+            }
+        }
+        return 0;
+    }
+
+    /** The first empty or tombstoned slot on the hash's probe path; there is one, since the load is kept under 3/4. */
+    private long freeSlot(long hash) {
+        Slots s = slots;
+        int mask = s.mask();
+        for (int i = (int) tagOf(hash) & mask; ; i = (i + 1) & mask) {
+            long slot = s.base() + ((long) i << SLOT_SHIFT);
+            long head = U.getLong(slot);
+            if (head == EMPTY || head == TOMBSTONE) {
+                return slot;
+            }
+        }
+    }
+
+    /** Copies the live slots into a fresh array with room for twice {@code entries}, publishes it, retires the old. */
+    private void rebuild(long entries) {
+        Slots old = slots;
+        Slots fresh = allocate(capacityFor(entries));
+        int mask = fresh.mask();
+        for (long i = 0; i <= old.mask(); i++) {
+            long from = old.base() + (i << SLOT_SHIFT);
+            long head = U.getLong(from);
+            if (head == EMPTY || head == TOMBSTONE || head == BUSY) {
+                continue;
+            }
+            int j = (int) (head >>> SEGMENT_BITS) & mask; // the tag's low bits are the home slot
+            while (U.getLong(fresh.base() + ((long) j << SLOT_SHIFT)) != EMPTY) {
+                j = (j + 1) & mask;
+            }
+            long to = fresh.base() + ((long) j << SLOT_SHIFT);
+            U.putLong(to + 8, U.getLong(from + 8));
+            U.putLong(to, head);
+        }
+        tombstones = 0;
+        slots = fresh; // volatile: readers that load it see the copies above
+        retired.add(new Retired(old, epochs.advance()));
+    }
+
+    private void reclaimRetired() {
+        while (!retired.isEmpty() && epochs.noReaderBefore(retired.peekFirst().epoch())) {
+            Slots s = retired.pollFirst().slots();
+            OffHeap.free(s.base(), s.bytes());
+        }
+    }
+
+    private static Slots allocate(int capacity) {
+        return new Slots(OffHeap.allocateZeroed((long) capacity << SLOT_SHIFT), capacity - 1);
+    }
+
+    /** The smallest power of two that holds {@code entries} at half load. */
+    static int capacityFor(long entries) {
+        long wanted = Math.max(MIN_CAPACITY, Math.min(MAX_CAPACITY, entries * 2));
+        int capacity = (int) Long.highestOneBit(wanted * 2 - 1);
+        if (entries > (long) capacity * 3 / 4) {
+            throw new OutOfMemoryError("location table is at its largest, " + MAX_CAPACITY + " slots");
+        }
+        return capacity;
+    }
+
+    private static long maxLoad(Slots s) {
+        return (s.mask() + 1L) * 3 / 4;
+    }
+
+    /** The hash's high 40 bits, never 0 (which would make an EMPTY, TOMBSTONE or BUSY head). */
+    private static long tagOf(long hash) {
+        long tag = hash >>> SEGMENT_BITS;
+        return tag == 0 ? 1 : tag;
+    }
+
+    private void checkOpen() {
+        if (slots == null) {
+            throw new IllegalStateException("location table closed");
+        }
+    }
+
+    /** Frees everything. The caller guarantees that no reader is inside and none will come. */
+    @Override
+    public synchronized void close() {
+        Slots s = slots;
+        if (s == null) {
+            return;
+        }
+        slots = null;
+        OffHeap.free(s.base(), s.bytes());
+        for (Retired r : retired) {
+            OffHeap.free(r.slots().base(), r.slots().bytes());
+        }
+        retired.clear();
+        live = 0;
+        tombstones = 0;
+    }
+}
