@@ -241,20 +241,25 @@ final class StoreCommands {
 
     RedisMessage stats() {
         ResizeOperation last = elastic != null ? elastic.lastResize() : null;
-        return Replies.bulk(statsText(store.stats(), last));
+        return Replies.bulk(statsText(store.stats(), last, elastic != null ? elastic.locationTableBytes() : -1));
     }
 
     /**
      * ELASTIC.STATS's text. {@code lookups_over_5ms} counts lookups slower than the report's KPI since the store
      * opened; two readings around a run give that run's count, which the p99 and max cannot.
+     * {@code location_table_bytes} is the memory an ElasticStore spends beside its budget to find records on disk
+     * ({@code locationTableBytes}, -1 for another store: no line).
      */
-    static String statsText(StoreStats s, ResizeOperation last) {
+    static String statsText(StoreStats s, ResizeOperation last, long locationTableBytes) {
         StringBuilder b = new StringBuilder(512);
         line(b, "entries", s.entries());
         line(b, "disk_bytes", s.diskBytes());
         line(b, "memory_entries", s.memoryEntries());
         line(b, "memory_bytes", s.memoryBytes());
         line(b, "memory_budget_bytes", s.memoryBudgetBytes());
+        if (locationTableBytes >= 0) {
+            line(b, "location_table_bytes", locationTableBytes);
+        }
         line(b, "hits", s.hits());
         line(b, "misses", s.misses());
         b.append("hit_ratio:").append(String.format(java.util.Locale.ROOT, "%.4f", s.hitRatio())).append("\r\n");

@@ -26,7 +26,7 @@ class StoreStatsTextTest {
         h.recordValueWithCount(ms(6), 2);
         h.recordValue(ms(40));
 
-        String text = StoreCommands.statsText(statsWith(h), null);
+        String text = StoreCommands.statsText(statsWith(h), null, -1);
 
         assertThat(text).contains("lookups_over_5ms:3\r\n", "lookup_p50_us:200\r\n", "lookup_max_us:40")
                 .contains("hits:7\r\n", "misses:3\r\n", "hit_ratio:0.7000\r\n")
@@ -40,15 +40,23 @@ class StoreStatsTextTest {
         h.recordValueWithCount(ms(1), 9);
         h.recordValue(ms(3));
 
-        String text = StoreCommands.statsText(statsWith(h), null);
+        String text = StoreCommands.statsText(statsWith(h), null, -1);
 
         assertThat(text).contains("lookups_over_5ms:0\r\n", "lookup_p99_us:100\r\n", "lookup_p999_us:1000\r\n");
     }
 
     @Test
     void aStoreThatRecordsNoLatencyReportsNoLatencyLines() {
-        String text = StoreCommands.statsText(statsWith(new Histogram(3)), null);
+        String text = StoreCommands.statsText(statsWith(new Histogram(3)), null, -1);
 
         assertThat(text).contains("entries:10\r\n").doesNotContain("lookup_", "lookups_over_5ms");
+    }
+
+    @Test
+    void theLocationTableIsReportedForAnElasticStoreOnly() {
+        assertThat(StoreCommands.statsText(statsWith(new Histogram(3)), null, 33_554_432))
+                .contains("location_table_bytes:33554432\r\n");
+        assertThat(StoreCommands.statsText(statsWith(new Histogram(3)), null, -1))
+                .doesNotContain("location_table_bytes");
     }
 }
