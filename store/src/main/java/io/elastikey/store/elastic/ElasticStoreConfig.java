@@ -30,6 +30,7 @@ public final class ElasticStoreConfig {
     private final boolean directReads;
     private final double resizeDutyCycle;
     private final boolean loadOnOpen;
+    private final boolean locationTable;
     private final boolean resizeIdlePriority;
 
     private ElasticStoreConfig(Builder b) {
@@ -51,6 +52,7 @@ public final class ElasticStoreConfig {
         this.directReads = b.directReads;
         this.resizeDutyCycle = b.resizeDutyCycle;
         this.loadOnOpen = b.loadOnOpen;
+        this.locationTable = b.locationTable;
         this.resizeIdlePriority = b.resizeIdlePriority;
     }
 
@@ -78,6 +80,7 @@ public final class ElasticStoreConfig {
         b.directReads = directReads;
         b.resizeDutyCycle = resizeDutyCycle;
         b.loadOnOpen = loadOnOpen;
+        b.locationTable = locationTable;
         b.resizeIdlePriority = resizeIdlePriority;
         return b;
     }
@@ -100,6 +103,7 @@ public final class ElasticStoreConfig {
     public boolean directReads() { return directReads; }
     public double resizeDutyCycle() { return resizeDutyCycle; }
     public boolean loadOnOpen() { return loadOnOpen; }
+    public boolean locationTable() { return locationTable; }
     public boolean resizeIdlePriority() { return resizeIdlePriority; }
 
     @Override
@@ -113,7 +117,7 @@ public final class ElasticStoreConfig {
                 + ", compactionGarbageRatio=" + compactionGarbageRatio
                 + ", compactionIntervalMillis=" + compactionIntervalMillis
                 + ", checkpointIntervalMillis=" + checkpointIntervalMillis
-                + ", resizeDutyCycle=" + resizeDutyCycle + ", loadOnOpen=" + loadOnOpen
+                + ", resizeDutyCycle=" + resizeDutyCycle + ", loadOnOpen=" + loadOnOpen + ", locationTable=" + locationTable
                 + ", resizeIdlePriority=" + resizeIdlePriority + ", directReads=" + directReads + "}";
     }
 
@@ -137,6 +141,7 @@ public final class ElasticStoreConfig {
         private boolean directReads = false;
         private double resizeDutyCycle = 0.5;
         private boolean loadOnOpen = true;
+        private boolean locationTable = true;
         private boolean resizeIdlePriority = true;
 
         private Builder(Path directory) {
@@ -206,6 +211,16 @@ public final class ElasticStoreConfig {
          * front leaves few reads to. Default true.
          */
         public Builder loadOnOpen(boolean v) { loadOnOpen = v; return this; }
+
+        /**
+         * Whether lookups that miss the memory tier find their record through a copy of the index's locations in
+         * native memory (16 bytes a slot, some 32 bytes per index entry: 32 MiB at a million entries) rather than a
+         * Chronicle Map query (docs/store.md, "Finding a record on disk"). False suits a store behind a cache of its
+         * own, as for {@link #loadOnOpen}: the key server's parsed-key cache leaves the store few lookups, and its
+         * several index entries per key would make the table 128 MiB at a million keys. A store that reads past the
+         * page cache ({@link #directReads}, the default under a memory limit) has none either way. Default true.
+         */
+        public Builder locationTable(boolean v) { locationTable = v; return this; }
 
         /**
          * Whether the resizer's thread runs at the operating system's idle priority (Linux {@code SCHED_IDLE}): it

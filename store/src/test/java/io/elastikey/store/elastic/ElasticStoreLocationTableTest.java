@@ -91,6 +91,33 @@ class ElasticStoreLocationTableTest {
         }
     }
 
+    @Test
+    void aStoreWithoutTheTableReadsThroughTheIndex() throws Exception {
+        try (ElasticStore store = ElasticStore.open(ElasticStoreConfig.builder(dir).memoryBudgetBytes(0)
+                .fsyncPolicy(FsyncPolicy.NEVER).segmentSizeBytes(64 << 10).locationTable(false).build())) {
+            assertReadsThroughTheIndex(store);
+        }
+    }
+
+    @Test
+    void aStoreReadingPastThePageCacheHasNoTable() throws Exception {
+        try (ElasticStore store = ElasticStore.open(ElasticStoreConfig.builder(dir).memoryBudgetBytes(0)
+                .fsyncPolicy(FsyncPolicy.NEVER).segmentSizeBytes(64 << 10).directReads(true).build())) {
+            assertReadsThroughTheIndex(store);
+        }
+    }
+
+    private static void assertReadsThroughTheIndex(ElasticStore store) {
+        OverwrittenKeys.writeAll(store, KEYS);
+        OverwrittenKeys.overwriteMost(store, KEYS);
+        store.delete(OverwrittenKeys.key(0));
+        assertThat(store.locations).isNull();
+        assertThat(store.locationTableBytes()).isZero();
+        assertThat(store.get(OverwrittenKeys.key(0))).isNull();
+        assertThat(store.get(OverwrittenKeys.key(1))).isEqualTo(OverwrittenKeys.value(1, 2));
+        assertThat(store.get(OverwrittenKeys.key(9))).isEqualTo(OverwrittenKeys.value(9, 1));
+    }
+
     private static void assertTableMatchesIndex(ElasticStore store) {
         Location fromTable = new Location();
         int[] checked = {0};

@@ -281,6 +281,9 @@ public final class KeyServerConfig {
                 // The parsed-key cache is the hot tier and the hot-key file its warm start; a fill from disk at open
                 // would walk every index entry (three per key), paced against the first minute's lookups.
                 .loadOnOpen(false)
+                // Nor would the store's location table pay for itself: 128 MiB at a million keys' four index entries
+                // each, to save an index query on the cache's rare misses, each of which then parses a key.
+                .locationTable(false)
                 .build();
     }
 
