@@ -38,6 +38,12 @@ final class StoreOptions {
                     + "this process.")
     DirectReads directReadsOption;
 
+    @Option(names = "--no-location-table",
+            description = "Find the records of values that miss memory through the persisted index alone, without "
+                    + "its copy in memory (16 bytes a slot, about 32 MiB a million keys, beside --memory; "
+                    + "docs/store.md). A store reading past the page cache (--direct-reads) has none anyway.")
+    boolean noLocationTable;
+
     @Option(names = "--max-value-size", defaultValue = "1048576",
             description = "Largest value accepted, bytes (default: ${DEFAULT-VALUE}).")
     int maxValueSize;
@@ -47,7 +53,8 @@ final class StoreOptions {
             throw new IllegalArgumentException("--data DIR is required");
         }
         return ElasticStoreConfig.builder(data).memoryBudgetBytes(memoryBytes()).fsyncPolicy(fsync)
-                .indexCapacity(indexCapacity).maxValueSize(maxValueSize).directReads(directReads()).build();
+                .indexCapacity(indexCapacity).maxValueSize(maxValueSize).directReads(directReads())
+                .locationTable(!noLocationTable).build();
     }
 
     /** {@code --direct-reads}: on, off, or (auto) on when a cgroup memory limit binds this process. */

@@ -117,7 +117,8 @@ public final class ElasticStoreConfig {
                 + ", compactionGarbageRatio=" + compactionGarbageRatio
                 + ", compactionIntervalMillis=" + compactionIntervalMillis
                 + ", checkpointIntervalMillis=" + checkpointIntervalMillis
-                + ", resizeDutyCycle=" + resizeDutyCycle + ", loadOnOpen=" + loadOnOpen + ", locationTable=" + locationTable
+                + ", resizeDutyCycle=" + resizeDutyCycle + ", loadOnOpen=" + loadOnOpen
+                + ", locationTable=" + locationTable
                 + ", resizeIdlePriority=" + resizeIdlePriority + ", directReads=" + directReads + "}";
     }
 
@@ -215,10 +216,11 @@ public final class ElasticStoreConfig {
         /**
          * Whether lookups that miss the memory tier find their record through a copy of the index's locations in
          * native memory (16 bytes a slot, some 32 bytes per index entry: 32 MiB at a million entries) rather than a
-         * Chronicle Map query (docs/store.md, "Finding a record on disk"). False suits a store behind a cache of its
-         * own, as for {@link #loadOnOpen}: the key server's parsed-key cache leaves the store few lookups, and its
-         * several index entries per key would make the table 128 MiB at a million keys. A store that reads past the
-         * page cache ({@link #directReads}, the default under a memory limit) has none either way. Default true.
+         * Chronicle Map query (docs/store.md, "Finding a record on disk: the location table"). False suits a store
+         * behind a cache of its own, as for {@link #loadOnOpen}: the key server's parsed-key cache leaves the store
+         * few lookups, and its several index entries per key would make the table 128 MiB at a million keys. A store
+         * that reads past the page cache ({@link #directReads}, the default under a memory limit) has none either
+         * way. Default true.
          */
         public Builder locationTable(boolean v) { locationTable = v; return this; }
 

@@ -1,4 +1,4 @@
-// ElasticStoreLocationTableTest -- lookups past the memory tier read where the location table points, and only trust the record.
+// ElasticStoreLocationTableTest -- misses read where the location table points, and trust only the record there.
 package io.elastikey.store.elastic;
 
 import static org.assertj.core.api.Assertions.assertThat;

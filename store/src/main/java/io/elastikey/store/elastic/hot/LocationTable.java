@@ -14,12 +14,13 @@ import java.util.ArrayDeque;
  *
  * <p>A slot has no key, only the hash's high 40 bits (the tag, whose low bits also pick the slot), and only the low
  * {@value #SEGMENT_BITS} bits of the segment id ({@code Log.segmentEndingIn} finds the segment while the live
- * segments' ids span fewer than 2^24; past that it may find the wrong one). So what {@link #find} gives is a <b>hint</b>: the caller reads the record there and
- * checks its key, as every read of the log does ({@code RecordReader}), and asks the index when the hint is wrong or
- * missing. Two keys whose tags agree on one probe path (some 1 in 2^19 at a million keys) share a slot: the later
- * {@link #put} takes it, and the other key's lookups go to the index. So the table never decides a lookup's answer:
- * it may only make it cheaper. It is not persisted and takes no part in recovery; the store fills it after opening
- * and updates it wherever it updates the index, under the same write lock.
+ * segments' ids span fewer than 2^24; past that it may find the wrong one). So what {@link #find} gives is a
+ * <b>hint</b>: the caller reads the record there and checks its key, as every read of the log does
+ * ({@code RecordReader}), and asks the index when the hint is wrong or missing. Two keys whose tags agree (which
+ * only keys of one home slot can: one pair in 2^19 of them at a million keys) share a slot: the later
+ * {@link #put} takes it, and the other key's lookups go to the index. So the table never decides a lookup's
+ * answer: it may only make it cheaper. It is not persisted and takes no part in recovery; the store fills it after
+ * opening and updates it wherever it updates the index, under the same write lock.
  *
  * <h2>Slot layout (16 bytes, native order)</h2>
  * <pre>
