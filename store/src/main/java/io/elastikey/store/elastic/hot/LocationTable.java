@@ -4,7 +4,6 @@ package io.elastikey.store.elastic.hot;
 import static io.elastikey.store.elastic.hot.OffHeap.U;
 
 import io.elastikey.store.elastic.index.Location;
-import java.util.ArrayDeque;
 
 /**
  * A copy of the persisted index's locations (key to segment, offset, record length) kept in memory, for the lookups
@@ -34,43 +33,34 @@ import java.util.ArrayDeque;
  * take no lock. A reader loads {@code head}, then {@code place}, then {@code head} again, and trusts the pair only
  * when both loads of {@code head} agree. A writer changes a slot's {@code place} alone when the key stays in the same
  * segment (any {@code place} a reader loads is then a whole location of that key), and otherwise marks the slot BUSY
- * first, so a reader that loaded the old head sees it change. Rebuilds publish a new array and free the old one once
- * the store's {@link ReaderEpochs} show no reader inside, as {@link OffHeapTable} does: callers of {@link #find} are
- * inside a {@link ReaderEpochs} section.
+ * first, so a reader that loaded the old head sees it change. Not caught: a slot that comes back to a head it had
+ * while a reader is between its loads (the key deleted and put again in the same segment, or the slot taken by
+ * another key and then by this one again) may pair that head with a place from in between. The log never moves a
+ * key back to an older segment, so this takes a delete and a put within one reader's few nanoseconds, and the
+ * caller's check of the record turns such a pair away like any wrong hint. Rebuilds publish a new array and free the old one once
+ * the store's {@link ReaderEpochs} show no reader inside ({@link RetiredSlotArrays}, as for {@link OffHeapTable}):
+ * callers of {@link #find} are inside a {@link ReaderEpochs} section.
  */
 public final class LocationTable implements AutoCloseable {
 
     private static final long EMPTY = 0;
     private static final long TOMBSTONE = 1;
     private static final long BUSY = 2;
-    private static final int SLOT_SHIFT = 4;
     private static final int MIN_CAPACITY = 1024;
     private static final int MAX_CAPACITY = 1 << 30;
     /** Bits of a segment id a slot keeps. */
     public static final int SEGMENT_BITS = 24;
     private static final long SEGMENT_MASK = (1L << SEGMENT_BITS) - 1;
 
-    private final ReaderEpochs epochs;
-    private volatile Slots slots;
-    private final ArrayDeque<Retired> retired = new ArrayDeque<>();
+    private volatile SlotArray slots;
+    private final RetiredSlotArrays retired;
     private long live;
     private long tombstones;
 
-    /** One slot array: its address and index mask. */
-    private record Slots(long base, int mask) {
-        long bytes() {
-            return (long) (mask + 1) << SLOT_SHIFT;
-        }
-    }
-
-    /** A slot array unpublished when {@code epoch} began; freed once no reader is older. */
-    private record Retired(Slots slots, long epoch) {
-    }
-
     /** An empty table with room for about {@code expectedEntries} before its first rebuild. */
     public LocationTable(long expectedEntries, ReaderEpochs epochs) {
-        this.epochs = epochs;
-        this.slots = allocate(capacityFor(expectedEntries));
+        this.retired = new RetiredSlotArrays(epochs);
+        this.slots = SlotArray.allocate(capacityFor(expectedEntries), () -> { });
     }
 
     // ---- lookups: lock-free, inside a ReaderEpochs section ----
@@ -81,7 +71,7 @@ public final class LocationTable implements AutoCloseable {
      * id is the low {@value #SEGMENT_BITS} bits only.
      */
     public boolean find(long hash, Location out) {
-        Slots s = slots;
+        SlotArray s = slots;
         if (s == null) {
             return false;
         }
@@ -89,7 +79,7 @@ public final class LocationTable implements AutoCloseable {
         int mask = s.mask();
         int i = (int) tag & mask;
         for (int probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
-            long slot = s.base() + ((long) i << SLOT_SHIFT);
+            long slot = s.slot(i);
             long head = U.getLongVolatile(null, slot);
             if (head == EMPTY) {
                 return false;
@@ -121,7 +111,7 @@ public final class LocationTable implements AutoCloseable {
             U.putLongVolatile(null, slot + 8, place);
             U.putLongVolatile(null, slot, head);
         } else {
-            if (live + tombstones + 1 > maxLoad(slots)) {
+            if (live + tombstones + 1 > slots.maxLoad()) {
                 rebuild(live + 1);
             }
             slot = freeSlot(hash);
@@ -132,7 +122,7 @@ public final class LocationTable implements AutoCloseable {
             U.putLongVolatile(null, slot, head); // publishes the place written above
             live++;
         }
-        reclaimRetired();
+        retired.reclaim();
     }
 
     /** Forgets the hash's location; its lookups go to the index. */
@@ -144,7 +134,7 @@ public final class LocationTable implements AutoCloseable {
             live--;
             tombstones++;
         }
-        reclaimRetired();
+        retired.reclaim();
     }
 
     /** Locations held. */
@@ -154,22 +144,18 @@ public final class LocationTable implements AutoCloseable {
 
     /** Native bytes the table holds now, retired arrays not yet freed included. */
     public synchronized long bytes() {
-        Slots s = slots;
-        long n = s == null ? 0 : s.bytes();
-        for (Retired r : retired) {
-            n += r.slots().bytes();
-        }
-        return n;
+        SlotArray s = slots;
+        return (s == null ? 0 : s.bytes()) + retired.bytes();
     }
 
     /** The live slot of this hash's tag, or 0. */
     private long slotOf(long hash) {
-        Slots s = slots;
+        SlotArray s = slots;
         long tag = tagOf(hash);
         int mask = s.mask();
         int i = (int) tag & mask;
         for (int probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
-            long slot = s.base() + ((long) i << SLOT_SHIFT);
+            long slot = s.slot(i);
             long head = U.getLong(slot);
             if (head == EMPTY) {
                 return 0;
@@ -183,10 +169,10 @@ public final class LocationTable implements AutoCloseable {
 
     /** The first empty or tombstoned slot on the hash's probe path; there is one, since the load is kept under 3/4. */
     private long freeSlot(long hash) {
-        Slots s = slots;
+        SlotArray s = slots;
         int mask = s.mask();
         for (int i = (int) tagOf(hash) & mask; ; i = (i + 1) & mask) {
-            long slot = s.base() + ((long) i << SLOT_SHIFT);
+            long slot = s.slot(i);
             long head = U.getLong(slot);
             if (head == EMPTY || head == TOMBSTONE) {
                 return slot;
@@ -196,37 +182,26 @@ public final class LocationTable implements AutoCloseable {
 
     /** Copies the live slots into a fresh array with room for twice {@code entries}, publishes it, retires the old. */
     private void rebuild(long entries) {
-        Slots old = slots;
-        Slots fresh = allocate(capacityFor(entries));
+        SlotArray old = slots;
+        SlotArray fresh = SlotArray.allocate(capacityFor(entries), () -> { });
         int mask = fresh.mask();
         for (long i = 0; i <= old.mask(); i++) {
-            long from = old.base() + (i << SLOT_SHIFT);
+            long from = old.slot(i);
             long head = U.getLong(from);
             if (head == EMPTY || head == TOMBSTONE || head == BUSY) {
                 continue;
             }
             int j = (int) (head >>> SEGMENT_BITS) & mask; // the tag's low bits are the home slot
-            while (U.getLong(fresh.base() + ((long) j << SLOT_SHIFT)) != EMPTY) {
+            while (U.getLong(fresh.slot(j)) != EMPTY) {
                 j = (j + 1) & mask;
             }
-            long to = fresh.base() + ((long) j << SLOT_SHIFT);
+            long to = fresh.slot(j);
             U.putLong(to + 8, U.getLong(from + 8));
             U.putLong(to, head);
         }
         tombstones = 0;
         slots = fresh; // volatile: readers that load it see the copies above
-        retired.add(new Retired(old, epochs.advance()));
-    }
-
-    private void reclaimRetired() {
-        while (!retired.isEmpty() && epochs.noReaderBefore(retired.peekFirst().epoch())) {
-            Slots s = retired.pollFirst().slots();
-            OffHeap.free(s.base(), s.bytes());
-        }
-    }
-
-    private static Slots allocate(int capacity) {
-        return new Slots(OffHeap.allocateZeroed((long) capacity << SLOT_SHIFT), capacity - 1);
+        retired.retire(old);
     }
 
     /** The smallest power of two that holds {@code entries} at half load. */
@@ -237,10 +212,6 @@ public final class LocationTable implements AutoCloseable {
             throw new OutOfMemoryError("location table is at its largest, " + MAX_CAPACITY + " slots");
         }
         return capacity;
-    }
-
-    private static long maxLoad(Slots s) {
-        return (s.mask() + 1L) * 3 / 4;
     }
 
     /** The hash's high 40 bits, never 0 (which would make an EMPTY, TOMBSTONE or BUSY head). */
@@ -258,16 +229,13 @@ public final class LocationTable implements AutoCloseable {
     /** Frees everything. The caller guarantees that no reader is inside and none will come. */
     @Override
     public synchronized void close() {
-        Slots s = slots;
+        SlotArray s = slots;
         if (s == null) {
             return;
         }
         slots = null;
-        OffHeap.free(s.base(), s.bytes());
-        for (Retired r : retired) {
-            OffHeap.free(r.slots().base(), r.slots().bytes());
-        }
-        retired.clear();
+        s.free();
+        retired.freeAll();
         live = 0;
         tombstones = 0;
     }

@@ -6,7 +6,6 @@ import static io.elastikey.store.elastic.hot.OffHeap.U;
 
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
-import java.util.ArrayDeque;
 
 /**
  * A hash map from byte-string keys to byte-string values, all in native memory, built for one thing: a lookup that
@@ -43,28 +42,15 @@ final class OffHeapTable implements AutoCloseable {
     static final int NOT_FOUND = -1;
     private static final long EMPTY = 0;
     private static final long TOMBSTONE = 1;
-    private static final int SLOT_SHIFT = 4;
     private static final int MAX_CAPACITY = 1 << 30;
     /** Retries a reader spins for before it yields: a writer holds a block for a microsecond at most. */
     private static final int SPINS = 64;
 
-    private final ReaderEpochs epochs;
     private final SlabArena arena;
-    private volatile Slots slots;
-    private final ArrayDeque<Retired> retired = new ArrayDeque<>();
+    private volatile SlotArray slots;
+    private final RetiredSlotArrays retired;
     private long live;
     private long tombstones;
-
-    /** One slot array: its address and index mask. */
-    private record Slots(long base, int mask) {
-        long bytes() {
-            return (long) (mask + 1) << SLOT_SHIFT;
-        }
-    }
-
-    /** A slot array unpublished when {@code epoch} began; freed once no reader is older. */
-    private record Retired(Slots slots, long epoch) {
-    }
 
     /**
      * A table laid out for about {@code expectedEntries} (it grows past them), whose arena takes chunks of about
@@ -76,10 +62,10 @@ final class OffHeapTable implements AutoCloseable {
 
     /** As the constructor above, running {@code step} while the slot array is zeroed (a grow's, at idle priority). */
     OffHeapTable(long expectedEntries, long chunkBytes, ReaderEpochs epochs, Runnable step) {
-        this.epochs = epochs;
         this.arena = new SlabArena(chunkBytes);
         long wanted = Math.max(16, Math.min(MAX_CAPACITY, expectedEntries * 2));
-        this.slots = allocateSlots((int) Long.highestOneBit(wanted * 2 - 1), step);
+        this.retired = new RetiredSlotArrays(epochs);
+        this.slots = SlotArray.allocate((int) Long.highestOneBit(wanted * 2 - 1), step);
     }
 
     // ---- lookups: lock-free, inside a ReaderEpochs section ----
@@ -126,7 +112,7 @@ final class OffHeapTable implements AutoCloseable {
     private int find(byte[] key, long hash, Object dstBase, long dstOffset, int room) {
         long tag = tagOf(hash);
         for (int attempt = 1; ; attempt++) {
-            Slots s = slots;
+            SlotArray s = slots;
             if (s == null) {
                 return NOT_FOUND; // closed
             }
@@ -142,12 +128,11 @@ final class OffHeapTable implements AutoCloseable {
         }
     }
 
-    private int probe(Slots s, byte[] key, long tag, Object dstBase, long dstOffset, int room) {
+    private int probe(SlotArray s, byte[] key, long tag, Object dstBase, long dstOffset, int room) {
         int mask = s.mask();
-        long base = s.base();
         int i = (int) tag & mask;
         for (int probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
-            long slot = base + ((long) i << SLOT_SHIFT);
+            long slot = s.slot(i);
             long t = U.getLongVolatile(null, slot);
             if (t == EMPTY) {
                 return NOT_FOUND;
@@ -173,7 +158,7 @@ final class OffHeapTable implements AutoCloseable {
      * replaced, freed and given to another key (or probed an array a rebuild had retired), and a probe that went
      * on would report a present key absent.
      */
-    private boolean stillCurrent(Slots s, long slot, long tag, long block, long stamp) {
+    private boolean stillCurrent(SlotArray s, long slot, long tag, long block, long stamp) {
         return U.getLongVolatile(null, slot + 8) == block
                 && U.getLongVolatile(null, slot) == tag
                 && EntryBlock.stamp(block) == stamp
@@ -224,7 +209,7 @@ final class OffHeapTable implements AutoCloseable {
         checkOpen();
         long tag = tagOf(hash);
         long existing = slotOf(key, tag);
-        if (existing == 0 && live + tombstones + 1 > maxLoad(slots)) {
+        if (existing == 0 && live + tombstones + 1 > slots.maxLoad()) {
             if (!mayTouchNew) {
                 return false;
             }
@@ -248,7 +233,7 @@ final class OffHeapTable implements AutoCloseable {
             U.putOrderedLong(null, slot, tag); // publishes the block written above
             live++;
         }
-        reclaimRetired();
+        retired.reclaim();
         return true;
     }
 
@@ -291,7 +276,7 @@ final class OffHeapTable implements AutoCloseable {
         arena.free(block);
         live--;
         tombstones++;
-        reclaimRetired();
+        retired.reclaim();
         return length;
     }
 
@@ -302,30 +287,26 @@ final class OffHeapTable implements AutoCloseable {
 
     /** Native bytes held: the arena's chunks, the slot array and slot arrays awaiting reclamation. */
     synchronized long reservedBytes() {
-        Slots s = slots;
-        long bytes = arena.reservedBytes() + (s == null ? 0 : s.bytes());
-        for (Retired r : retired) {
-            bytes += r.slots().bytes();
-        }
-        return bytes;
+        SlotArray s = slots;
+        return arena.reservedBytes() + (s == null ? 0 : s.bytes()) + retired.bytes();
     }
 
     /** Slot arrays unpublished but not yet freed (tests watch this drain). */
     synchronized int retiredArrays() {
-        reclaimRetired();
-        return retired.size();
+        retired.reclaim();
+        return retired.count();
     }
 
     /** The slot of {@code key} ({@code null}: of any key with this tag), or 0. */
     private long slotOf(byte[] key, long tag) {
-        Slots s = slots;
+        SlotArray s = slots;
         if (s == null) {
             return 0;
         }
         int mask = s.mask();
         int i = (int) tag & mask;
         for (int probes = 0; probes <= mask; probes++, i = (i + 1) & mask) {
-            long slot = s.base() + ((long) i << SLOT_SHIFT);
+            long slot = s.slot(i);
             long t = U.getLong(slot);
             if (t == EMPTY) {
                 return 0;
@@ -344,10 +325,10 @@ final class OffHeapTable implements AutoCloseable {
 
     /** The first empty or deleted slot on the tag's probe. The caller made sure there is one. */
     private long freeSlot(long tag) {
-        Slots s = slots;
+        SlotArray s = slots;
         int mask = s.mask();
         for (int i = (int) tag & mask; ; i = (i + 1) & mask) {
-            long slot = s.base() + ((long) i << SLOT_SHIFT);
+            long slot = s.slot(i);
             long t = U.getLong(slot);
             if (t == EMPTY || t == TOMBSTONE) {
                 return slot;
@@ -357,7 +338,7 @@ final class OffHeapTable implements AutoCloseable {
 
     /** Copies the live slots into a fresh array sized for {@code entries}, publishes it, retires the old one. */
     private void rebuild(long entries) {
-        Slots old = slots;
+        SlotArray old = slots;
         long capacity = old.mask() + 1L;
         while (entries > capacity * 3 / 8 && capacity < MAX_CAPACITY) {
             capacity *= 2;
@@ -365,40 +346,25 @@ final class OffHeapTable implements AutoCloseable {
         if (entries > capacity * 3 / 4) {
             throw new OutOfMemoryError("memory tier table is at its largest, " + MAX_CAPACITY + " slots");
         }
-        Slots fresh = allocateSlots((int) capacity, () -> { });
+        SlotArray fresh = SlotArray.allocate((int) capacity, () -> { });
         int mask = fresh.mask();
         for (long i = 0; i <= old.mask(); i++) {
-            long from = old.base() + (i << SLOT_SHIFT);
+            long from = old.slot(i);
             long tag = U.getLong(from);
             if (tag == EMPTY || tag == TOMBSTONE) {
                 continue;
             }
             int j = (int) tag & mask;
-            while (U.getLong(fresh.base() + ((long) j << SLOT_SHIFT)) != EMPTY) {
+            while (U.getLong(fresh.slot(j)) != EMPTY) {
                 j = (j + 1) & mask;
             }
-            long to = fresh.base() + ((long) j << SLOT_SHIFT);
+            long to = fresh.slot(j);
             U.putLong(to, tag);
             U.putLong(to + 8, U.getLong(from + 8));
         }
         tombstones = 0;
         slots = fresh; // volatile: readers that load it see the copies above
-        retired.add(new Retired(old, epochs.advance()));
-    }
-
-    private void reclaimRetired() {
-        while (!retired.isEmpty() && epochs.noReaderBefore(retired.peekFirst().epoch())) {
-            Slots s = retired.pollFirst().slots();
-            OffHeap.free(s.base(), s.bytes());
-        }
-    }
-
-    private static long maxLoad(Slots s) {
-        return (s.mask() + 1L) * 3 / 4;
-    }
-
-    private static Slots allocateSlots(int capacity, Runnable eachStep) {
-        return new Slots(OffHeap.allocateZeroed((long) capacity << SLOT_SHIFT, eachStep), capacity - 1);
+        retired.retire(old);
     }
 
     /** The hash as a tag: never one of the two markers. */
@@ -415,16 +381,13 @@ final class OffHeapTable implements AutoCloseable {
     /** Frees everything. The caller guarantees that no reader is inside and none will come. */
     @Override
     public synchronized void close() {
-        Slots s = slots;
+        SlotArray s = slots;
         if (s == null) {
             return;
         }
         slots = null;
-        OffHeap.free(s.base(), s.bytes());
-        for (Retired r : retired) {
-            OffHeap.free(r.slots().base(), r.slots().bytes());
-        }
-        retired.clear();
+        s.free();
+        retired.freeAll();
         arena.close();
         live = 0;
         tombstones = 0;
