@@ -37,8 +37,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * threads. Each thread copies into its own reusable direct buffer and draws keys with its own
  * xorshift generator from a precomputed key array, so the loop itself allocates nothing.
  *
- * <p>What a lookup costs here: a hit is an off-heap Chronicle Map read; a miss adds an index
- * lookup and a positional read of the record, which comes from the OS page cache when the
+ * <p>What a lookup costs here: a hit is a read of the memory tier's own off-heap table; a miss adds
+ * a probe of the location table (the index's locations in memory; the Chronicle index itself only
+ * when that misses) and a positional read of the record, which comes from the OS page cache when the
  * machine has room for the dataset's files (4 GB for a million keys), as on a warm server: each
  * trial reads them once first ({@link BenchmarkDataset#warmPageCache}). Under
  * the default {@link ResidencyPolicy#FREQUENCY} a miss is also offered to the memory tier
