@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.elastikey.store.elastic.hot.KeyHash;
 import io.elastikey.store.elastic.index.Location;
+import io.elastikey.store.elastic.log.Segment;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.function.BooleanSupplier;
@@ -77,6 +78,21 @@ class ElasticStoreLocationTableTest {
             assertThat(store.get(a)).isEqualTo(OverwrittenKeys.value(0, 1));
 
             assertThat(store.get(OverwrittenKeys.key(1))).isEqualTo(OverwrittenKeys.value(1, 1));
+        }
+    }
+
+    /** The table keeps 24 bits of a segment id; here 4 and 2 bits stand for them, over some ten live segments. */
+    @Test
+    void aSegmentIsFoundByItsIdsLowBitsOnlyWhileNoOtherLiveSegmentSharesThem() {
+        try (ElasticStore store = open()) {
+            OverwrittenKeys.writeAll(store, KEYS);
+            Segment[] live = store.log.segments();
+            int span = live[live.length - 1].id() - live[0].id();
+            assertThat(span).as("live segment ids span").isBetween(4, 15);
+            for (Segment s : live) {
+                assertThat(store.log.segmentEndingIn(s.id() & 15, 4)).isSameAs(s);
+                assertThat(store.log.segmentEndingIn(s.id() & 3, 2)).as("ids span more than 2 bits").isNull();
+            }
         }
     }
 

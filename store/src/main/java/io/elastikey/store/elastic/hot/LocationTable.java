@@ -13,7 +13,7 @@ import io.elastikey.store.elastic.index.Location;
  *
  * <p>A slot has no key, only the hash's high 40 bits (the tag, whose low bits also pick the slot), and only the low
  * {@value #SEGMENT_BITS} bits of the segment id ({@code Log.segmentEndingIn} finds the segment while the live
- * segments' ids span fewer than 2^24; past that it may find the wrong one). So what {@link #find} gives is a
+ * segments' ids span fewer than 2^24, and none past that, when lookups go to the index). So what {@link #find} gives is a
  * <b>hint</b>: the caller reads the record there and checks its key, as every read of the log does
  * ({@code RecordReader}), and asks the index when the hint is wrong or missing. Two keys whose tags agree (which
  * only keys of one home slot can: one pair in 2^19 of them at a million keys) share a slot: the later

@@ -149,8 +149,9 @@ public final class Log implements AutoCloseable {
     }
 
     /**
-     * The live segment whose id ends in these low {@code bits} bits, newest first, or null: for a table that keeps
-     * only part of a segment id. Lock-free.
+     * The live segment whose id ends in these low {@code bits} bits, or null: for a table that keeps only part of a
+     * segment id. Also null when two live segments could end in the same bits (their ids span 2^bits or more), so the
+     * answer is never another segment than the one meant. Lock-free.
      */
     public Segment segmentEndingIn(int lowBits, int bits) {
         Segment[] s = segments;
@@ -159,6 +160,9 @@ public final class Log implements AutoCloseable {
         }
         int newest = s[s.length - 1].id();
         int mask = (1 << bits) - 1;
+        if (newest - s[0].id() > mask) {
+            return null;
+        }
         return segment(newest - ((newest - lowBits) & mask));
     }
 
