@@ -1,3 +1,4 @@
+// ReadyConnectionsPartsTest -- how a loop turn's ready readers are cut into one task per read thread.
 package io.elastikey.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,3 +1,4 @@
+// StoreStatsTextTest -- ELASTIC.STATS's lines, from stats whose every count and percentile the test chose.
 package io.elastikey.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;

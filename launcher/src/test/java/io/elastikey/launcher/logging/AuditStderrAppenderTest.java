@@ -1,3 +1,4 @@
+// AuditStderrAppenderTest -- audit lines reach stderr a batch per write call, whole lines only, never closing it.
 package io.elastikey.launcher.logging;
 
 import static org.assertj.core.api.Assertions.assertThat;

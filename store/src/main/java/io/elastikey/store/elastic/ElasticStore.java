@@ -442,18 +442,10 @@ public final class ElasticStore implements KeyValueStore {
     private ByteBuffer readRecord(byte[] key, long hash, Location loc) {
         if (locations != null && locations.find(hash, loc)) {
             Segment seg = log.segmentEndingIn(loc.segmentId, LocationTable.SEGMENT_BITS);
-            if (seg != null && seg.acquire()) {
-                try {
-                    ByteBuffer value = RecordReader.readValueIfThere(seg, loc.offset, loc.length, key);
-                    if (value != null) {
-                        loc.segmentId = seg.id(); // admission checks the index still points here
-                        return value;
-                    }
-                } catch (IOException e) {
-                    throw new StoreException("cannot read " + seg + ": " + e.getMessage(), e);
-                } finally {
-                    seg.release();
-                }
+            ByteBuffer value = read(seg, key, loc, false);
+            if (value != null) {
+                loc.segmentId = seg.id(); // admission checks the index still points here
+                return value;
             }
         }
         return readRecord(key, loc);
@@ -475,12 +467,21 @@ public final class ElasticStore implements KeyValueStore {
 
     /** The record at {@code loc} in this thread's buffer; null when compaction took its segment since the lookup. */
     private ByteBuffer readAt(byte[] key, Location loc) {
-        Segment seg = log.segment(loc.segmentId);
+        return read(log.segment(loc.segmentId), key, loc, true);
+    }
+
+    /**
+     * The key's record at {@code loc} in {@code seg} (null: the segment is gone), in this thread's buffer; null when
+     * compaction took the segment meanwhile, or, for a location that is only a hint ({@code trusted} false), when
+     * the record there is not the key's.
+     */
+    private static ByteBuffer read(Segment seg, byte[] key, Location loc, boolean trusted) {
         if (seg == null || !seg.acquire()) {
             return null;
         }
         try {
-            return RecordReader.readValue(seg, loc.offset, loc.length, key);
+            return trusted ? RecordReader.readValue(seg, loc.offset, loc.length, key)
+                    : RecordReader.readValueIfThere(seg, loc.offset, loc.length, key);
         } catch (IOException e) {
             throw new StoreException("cannot read " + seg + ": " + e.getMessage(), e);
         } finally {

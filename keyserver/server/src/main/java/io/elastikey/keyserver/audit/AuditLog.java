@@ -161,11 +161,7 @@ public final class AuditLog implements AutoCloseable {
 
     private void write(String line, Marker marker) {
         try {
-            if (marker == null) {
-                logger.info(line);
-            } else {
-                logger.info(marker, line);
-            }
+            logger.info(marker, line); // a null marker is the plain info(line)
             written.incrementAndGet();
         } catch (RuntimeException e) {
             // Appenders rarely throw, but the writer thread must outlive one that does.
