@@ -70,7 +70,7 @@ final class CommandRunner {
 
     /**
      * On the event loop: writes plain SETs' entries and makes them visible without waiting for durability, and
-     * returns the ticket to wait on ({@link #isDurable}, {@link #awaitDurable}) before answering them. Returns
+     * returns the ticket to wait on ({@link #isDurable}, {@link #whenDurable}) before answering them. Returns
      * {@link #ON_WORKER}, having written nothing, when the store cannot write without blocking (it has no local log)
      * or an entry breaks a limit: each batch then runs on a worker, as {@link #run} (which refuses the bad SET alone).
      * A store failure is thrown.
@@ -87,14 +87,12 @@ final class CommandRunner {
         return store.isDurable(ticket);
     }
 
-    /** On a worker: waits until the writes up to {@code ticket} are durable; returns the failure, or null. */
-    RuntimeException awaitDurable(long ticket) {
-        try {
-            store.awaitDurable(ticket);
-            return null;
-        } catch (RuntimeException e) {
-            return e;
-        }
+    /**
+     * Never blocks: {@code then} gets null once the writes up to {@code ticket} are durable, or the failure; it runs
+     * at once, or later on the store's syncer thread, so it must only hand the answer over.
+     */
+    void whenDurable(long ticket, java.util.function.Consumer<RuntimeException> then) {
+        store.whenDurable(ticket, then);
     }
 
     /** Whether {@code r} is of a kind {@link #answerFromMemory} may answer: a test of the command alone. */

@@ -92,8 +92,9 @@ final class ReadyConnections {
      * written together, here: the store appends them to its log and makes them visible without waiting for an fsync
      * ({@link CommandRunner#writeSetsOnLoop}), so a SET costs no hand-off to a worker and back, as Redis writes its
      * append-only file on its own loop. Their replies wait for the durability the fsync policy promises: at once
-     * under {@code NEVER}, otherwise on a write worker parked until the group commit covers them, while the loop
-     * goes on and the SETs it reads meanwhile join the next fsync. A connection with anything else in its batch
+     * under {@code NEVER}, otherwise until the store's syncer thread has an fsync cover them and hands them back
+     * ({@link CommandRunner#whenDurable}), while the loop goes on and the SETs it reads meanwhile join the next
+     * fsync. No thread is parked per group. A connection with anything else in its batch
      * gets a worker task of its own, so a slow command never holds up the loop or the group; so does each connection
      * of the group when the store cannot write without blocking, or an entry breaks a limit.
      */
@@ -124,10 +125,16 @@ final class ReadyConnections {
         } else if (runner.isDurable(ticket)) {
             sets.answer(null);
         } else {
-            submit(workers.writes, sets.connections(), () -> {
-                RuntimeException failure = runner.awaitDurable(ticket);
-                loop.execute(() -> sets.answer(failure));
-            });
+            runner.whenDurable(ticket, failure -> answerOnLoop(sets, failure));
+        }
+    }
+
+    /** On the store's syncer thread, once the group's fsync is done (or failed): the answers go out on the loop. */
+    private void answerOnLoop(SetGroup sets, RuntimeException failure) {
+        try {
+            loop.execute(() -> sets.answer(failure));
+        } catch (RejectedExecutionException e) { // shutting down
+            sets.connections().forEach(RespDispatcher::abandon);
         }
     }
 

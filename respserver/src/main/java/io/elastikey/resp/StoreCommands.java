@@ -61,9 +61,12 @@ final class StoreCommands {
         return elastic == null || elastic.isDurable(ticket);
     }
 
-    void awaitDurable(long ticket) {
-        if (elastic != null) {
-            elastic.awaitDurable(ticket);
+    /** {@link ElasticStore#whenDurable}: {@code then} runs at once, or later on the log's syncer thread. */
+    void whenDurable(long ticket, java.util.function.Consumer<RuntimeException> then) {
+        if (elastic == null) {
+            then.accept(null);
+        } else {
+            elastic.whenDurable(ticket, then);
         }
     }
 
@@ -241,24 +244,30 @@ final class StoreCommands {
 
     RedisMessage stats() {
         ResizeOperation last = elastic != null ? elastic.lastResize() : null;
-        return Replies.bulk(statsText(store.stats(), last, elastic != null ? elastic.locationTableBytes() : -1));
+        return Replies.bulk(statsText(store.stats(), last,
+                elastic != null ? new ElasticCounters(elastic.locationTableBytes(), elastic.logFsyncs()) : null));
     }
+
+    /** What only an ElasticStore reports: the memory it spends beside its budget, and its log's fsyncs so far. */
+    record ElasticCounters(long locationTableBytes, long logFsyncs) {}
 
     /**
      * ELASTIC.STATS's text. {@code lookups_over_5ms} counts lookups slower than the report's KPI since the store
      * opened; two readings around a run give that run's count, which the p99 and max cannot.
-     * {@code location_table_bytes} is the memory an ElasticStore spends beside its budget to find records on disk
-     * ({@code locationTableBytes}, -1 for another store: no line).
+     * {@code location_table_bytes} is the memory an ElasticStore spends beside its budget to find records on disk;
+     * {@code log_fsyncs} over the SETs answered between two readings is how many writes an fsync covered (group
+     * commit). {@code elastic} is null for another store: neither line.
      */
-    static String statsText(StoreStats s, ResizeOperation last, long locationTableBytes) {
+    static String statsText(StoreStats s, ResizeOperation last, ElasticCounters elastic) {
         StringBuilder b = new StringBuilder(512);
         line(b, "entries", s.entries());
         line(b, "disk_bytes", s.diskBytes());
         line(b, "memory_entries", s.memoryEntries());
         line(b, "memory_bytes", s.memoryBytes());
         line(b, "memory_budget_bytes", s.memoryBudgetBytes());
-        if (locationTableBytes >= 0) {
-            line(b, "location_table_bytes", locationTableBytes);
+        if (elastic != null) {
+            line(b, "location_table_bytes", elastic.locationTableBytes());
+            line(b, "log_fsyncs", elastic.logFsyncs());
         }
         line(b, "hits", s.hits());
         line(b, "misses", s.misses());

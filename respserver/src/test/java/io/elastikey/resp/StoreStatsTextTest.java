@@ -27,7 +27,7 @@ class StoreStatsTextTest {
         h.recordValueWithCount(ms(6), 2);
         h.recordValue(ms(40));
 
-        String text = StoreCommands.statsText(statsWith(h), null, -1);
+        String text = StoreCommands.statsText(statsWith(h), null, null);
 
         assertThat(text).contains("lookups_over_5ms:3\r\n", "lookup_p50_us:200\r\n", "lookup_max_us:40")
                 .contains("hits:7\r\n", "misses:3\r\n", "hit_ratio:0.7000\r\n")
@@ -41,23 +41,24 @@ class StoreStatsTextTest {
         h.recordValueWithCount(ms(1), 9);
         h.recordValue(ms(3));
 
-        String text = StoreCommands.statsText(statsWith(h), null, -1);
+        String text = StoreCommands.statsText(statsWith(h), null, null);
 
         assertThat(text).contains("lookups_over_5ms:0\r\n", "lookup_p99_us:100\r\n", "lookup_p999_us:1000\r\n");
     }
 
     @Test
     void aStoreThatRecordsNoLatencyReportsNoLatencyLines() {
-        String text = StoreCommands.statsText(statsWith(new Histogram(3)), null, -1);
+        String text = StoreCommands.statsText(statsWith(new Histogram(3)), null, null);
 
         assertThat(text).contains("entries:10\r\n").doesNotContain("lookup_", "lookups_over_5ms");
     }
 
     @Test
-    void theLocationTableIsReportedForAnElasticStoreOnly() {
-        assertThat(StoreCommands.statsText(statsWith(new Histogram(3)), null, 33_554_432))
-                .contains("location_table_bytes:33554432\r\n");
-        assertThat(StoreCommands.statsText(statsWith(new Histogram(3)), null, -1))
-                .doesNotContain("location_table_bytes");
+    void theLocationTableAndTheFsyncsAreReportedForAnElasticStoreOnly() {
+        assertThat(StoreCommands.statsText(statsWith(new Histogram(3)), null,
+                new StoreCommands.ElasticCounters(33_554_432, 417)))
+                .contains("location_table_bytes:33554432\r\n", "log_fsyncs:417\r\n");
+        assertThat(StoreCommands.statsText(statsWith(new Histogram(3)), null, null))
+                .doesNotContain("location_table_bytes", "log_fsyncs");
     }
 }

@@ -588,9 +588,9 @@ public final class ElasticStore implements KeyValueStore {
 
     /**
      * {@link #putAll} without its durability wait: every entry is written and visible to readers when this returns,
-     * and the returned ticket goes to {@link #awaitDurable} (or {@link #isDurable}) before anyone is told the write is
-     * done. Never waits for an fsync, so an event loop may call it: the RESP server writes SETs on its loop and
-     * waits for their group commit on a worker, as Redis writes its append-only file on its loop.
+     * and the returned ticket goes to {@link #awaitDurable} (or {@link #whenDurable}) before anyone is told the write
+     * is done. Never waits for an fsync, so an event loop may call it: the RESP server writes SETs on its loop and
+     * answers them when their group commit is done, as Redis writes its append-only file on its loop.
      *
      * @throws IllegalArgumentException before writing anything, when an entry breaks a limit
      */
@@ -615,6 +615,19 @@ public final class ElasticStore implements KeyValueStore {
     public void awaitDurable(long ticket) {
         if (ticket > 0) {
             log.awaitDurable(ticket);
+        }
+    }
+
+    /**
+     * Never blocks: runs {@code then} once the writes up to {@code ticket} are as durable as the fsync policy promises
+     * (with null) or the log has failed (with the failure); at once on this thread when they already are, else on the
+     * log's syncer thread, so {@code then} must be quick.
+     */
+    public void whenDurable(long ticket, java.util.function.Consumer<RuntimeException> then) {
+        if (ticket <= 0) {
+            then.accept(null);
+        } else {
+            log.whenDurable(ticket, then);
         }
     }
 

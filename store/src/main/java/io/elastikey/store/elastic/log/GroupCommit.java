@@ -4,10 +4,13 @@ package io.elastikey.store.elastic.log;
 import io.elastikey.store.StoreException;
 import io.elastikey.store.elastic.FsyncPolicy;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * Group commit, leader style (as in the databases that named it): tracks the newest sequence number
@@ -26,6 +29,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * fsync share the next one, however many they are. The fsync runs outside the lock, so appends go on
  * meanwhile; {@link Log#forceActive()} reads the last sequence number before it forces, so it never
  * claims a record appended after it started.
+ *
+ * <p>A writer that must not block (an event loop) hands over what to do once its records are durable
+ * instead ({@link #whenDurable}). One thread of the log, the <em>syncer</em>, then leads fsyncs back to
+ * back for as long as such actions wait, and runs each action once an fsync covers it. That costs a
+ * wake-up only when the syncer was idle, where a parked worker per waiting batch cost one hand-off to the
+ * worker and one back per batch.
  *
  * <ul>
  *   <li>{@code ALWAYS} and {@code GROUP}: the above. {@code GROUP} may also hold a leader back so
@@ -67,6 +76,15 @@ final class GroupCommit implements AutoCloseable {
     private volatile boolean closed;
     /** {@code EVERYSEC}'s fsync thread; null under the other policies. */
     private Thread everySecond;
+
+    /** What {@link #whenDurable} was given to run once an fsync covers {@code seq}. */
+    private record DurableAction(long seq, Consumer<RuntimeException> action) {}
+
+    // Guarded by lock: the actions waiting, and the syncer that runs them (started by the first).
+    private final List<DurableAction> actions = new ArrayList<>();
+    private final Condition actionAdded = lock.newCondition();
+    private Thread syncer;
+    private boolean syncerIdle;
 
     GroupCommit(Target log, FsyncPolicy policy, int delayMillis) {
         this.log = log;
@@ -128,16 +146,106 @@ final class GroupCommit implements AutoCloseable {
         }
         lock.lock();
         try {
-            while (synced < seq) {
-                throwIfFailed();
-                if (syncing) {
-                    fsyncEnded.awaitUninterruptibly();
-                } else {
-                    lead();
+            syncToLocked(seq);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void syncToLocked(long seq) {
+        while (synced < seq) {
+            throwIfFailed();
+            if (syncing) {
+                fsyncEnded.awaitUninterruptibly();
+            } else {
+                lead();
+            }
+        }
+    }
+
+    /**
+     * Never blocks: runs {@code then} with null once the record with sequence number {@code seq} is as durable as the
+     * policy promises, or with the failure that failed the log. At once, on this thread, if it already is; otherwise
+     * later, on the syncer thread, so {@code then} must be quick and must not block (hand the answer to an event
+     * loop, say). An exception it throws is dropped.
+     */
+    void whenDurable(long seq, Consumer<RuntimeException> then) {
+        if (isDurable(seq)) {
+            then.accept(null);
+            return;
+        }
+        lock.lock();
+        try {
+            actions.add(new DurableAction(seq, then));
+            if (syncer == null) {
+                syncer = new Thread(this::runActions, "elastikey-log-syncer");
+                syncer.setDaemon(true);
+                syncer.start();
+            } else if (syncerIdle) {
+                actionAdded.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The syncer: while actions wait, an fsync up to the newest they wait for (led here, or shared with a writer
+     * already leading one), then the actions it covered, run outside the lock. Ends once closed with none left.
+     */
+    private void runActions() {
+        List<DurableAction> ready = new ArrayList<>();
+        lock.lock();
+        try {
+            while (true) {
+                while (actions.isEmpty()) {
+                    if (closed) {
+                        return;
+                    }
+                    syncerIdle = true;
+                    actionAdded.awaitUninterruptibly();
+                    syncerIdle = false;
+                }
+                RuntimeException failure = null;
+                try {
+                    syncToLocked(newestWaitedFor());
+                } catch (StoreException e) {
+                    failure = e;
+                }
+                takeCovered(ready, failure != null);
+                lock.unlock();
+                try {
+                    run(ready, failure);
+                } finally {
+                    ready.clear();
+                    lock.lock();
                 }
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    private long newestWaitedFor() {
+        long newest = 0;
+        for (DurableAction a : actions) {
+            newest = Math.max(newest, a.seq);
+        }
+        return newest;
+    }
+
+    /** Moves the actions the last fsync covered (all of them, {@code all}, after a failure) into {@code ready}. */
+    private void takeCovered(List<DurableAction> ready, boolean all) {
+        actions.removeIf(a -> (all || a.seq <= synced) && ready.add(a));
+    }
+
+    private static void run(List<DurableAction> ready, RuntimeException failure) {
+        for (DurableAction a : ready) {
+            try {
+                a.action.accept(failure);
+            } catch (RuntimeException dropped) {
+                // the action's own business (an event loop shut down, say); the syncer goes on
+            }
         }
     }
 
@@ -176,6 +284,16 @@ final class GroupCommit implements AutoCloseable {
         }
     }
 
+    /** Wakes an idle syncer, which then sees {@link #closed} and ends; a busy one ends once its actions have run. */
+    private void stopSyncerIfIdle() {
+        lock.lock();
+        try {
+            actionAdded.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private static void sleep(long nanos) {
         long end = System.nanoTime() + nanos;
         for (long left = nanos; left > 0; left = end - System.nanoTime()) {
@@ -194,6 +312,7 @@ final class GroupCommit implements AutoCloseable {
     public void close() {
         closed = true;
         stopEverySecond();
+        stopSyncerIfIdle();
         if (log.failure() == null && policy != FsyncPolicy.NEVER) {
             try {
                 syncTo(written);

@@ -325,6 +325,14 @@ public final class Log implements AutoCloseable {
         durability.await(seq);
     }
 
+    /**
+     * Never blocks: runs {@code then} once the record with this sequence number is as durable as the policy promises
+     * (with null), or the log failed (with the failure); see {@link GroupCommit#whenDurable}.
+     */
+    public void whenDurable(long seq, java.util.function.Consumer<RuntimeException> then) {
+        durability.whenDurable(seq, then);
+    }
+
     /** Whether {@link #awaitDurable} would return at once for this sequence number. */
     public boolean isDurable(long seq) {
         return durability.isDurable(seq);

@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * {@link GroupCommit} against a log stand-in whose fsync the test holds and releases, so batching is shown by
  * counting fsyncs, not by timing: the first writer's fsync is held while nine more append and wait; when it is
- * released, exactly one more fsync covers all nine.
+ * released, exactly one more fsync covers all nine. The same for actions handed over without waiting
+ * ({@code whenDurable}).
  */
 class GroupCommitTest {
 
@@ -191,5 +193,152 @@ class GroupCommitTest {
         gc.close();
 
         assertThat(log.fsyncs.get()).isEqualTo(1);
+    }
+
+    /** What {@code whenDurable} actions report: which sequence number ran, on which thread, with which failure. */
+    private record Ran(long seq, String thread, RuntimeException failure) {}
+
+    private static void whenDurable(GroupCommit gc, long seq, LinkedBlockingQueue<Ran> ran) {
+        gc.whenDurable(seq, failure -> ran.add(new Ran(seq, Thread.currentThread().getName(), failure)));
+    }
+
+    private static List<Long> take(LinkedBlockingQueue<Ran> ran, int n) throws InterruptedException {
+        List<Long> seqs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Ran r = ran.poll(10, TimeUnit.SECONDS);
+            assertThat(r).as("action %d of %d ran", i + 1, n).isNotNull();
+            assertThat(r.failure()).isNull();
+            assertThat(r.thread()).isEqualTo("elastikey-log-syncer");
+            seqs.add(r.seq());
+        }
+        return seqs;
+    }
+
+    /**
+     * Actions handed over while an fsync is held run only once an fsync covers them, on the syncer thread, and the
+     * syncer leads the next fsync for all that arrived meanwhile at once: two fsyncs for ten actions, no waiting
+     * thread besides it.
+     */
+    @Test
+    void actionsHandedOverRunOnceAnFsyncCoversThemAndShareTheNextOne() throws Exception {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
+        gc.start(0);
+        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+        try {
+            whenDurable(gc, log.append(gc), ran);
+            assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).as("the syncer led an fsync").isTrue();
+            for (int i = 0; i < 9; i++) {
+                whenDurable(gc, log.append(gc), ran);
+            }
+            assertThat(ran).as("nothing runs before its fsync ends").isEmpty();
+
+            log.permits.release(); // the first fsync covered the first record only
+            assertThat(take(ran, 1)).containsExactly(1L);
+            assertThat(ran.poll(200, TimeUnit.MILLISECONDS)).as("the nine wait for the next fsync").isNull();
+
+            log.permits.release();
+            assertThat(take(ran, 9)).containsExactlyInAnyOrder(2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+            assertThat(log.fsyncs.get()).isEqualTo(2);
+        } finally {
+            log.permits.release(100);
+            gc.close();
+        }
+    }
+
+    @Test
+    void anActionAlreadyCoveredRunsAtOnceOnTheCallersThread() {
+        HeldLog log = new HeldLog();
+        log.permits.release(1);
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
+        gc.start(0);
+        long seq = log.append(gc);
+        gc.await(seq);
+        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+
+        whenDurable(gc, seq, ran);
+
+        assertThat(ran).singleElement().satisfies(r -> {
+            assertThat(r.thread()).isEqualTo(Thread.currentThread().getName());
+            assertThat(r.failure()).isNull();
+        });
+        assertThat(log.fsyncs.get()).isEqualTo(1);
+    }
+
+    @Test
+    void underNeverAnActionRunsAtOnceWithoutAnFsync() {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.NEVER, 0);
+        gc.start(0);
+        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+
+        whenDurable(gc, log.append(gc), ran);
+
+        assertThat(ran).hasSize(1);
+        assertThat(log.fsyncs.get()).isZero();
+    }
+
+    /** A failed fsync reaches every action waiting, with the failure, and the log is failed. */
+    @Test
+    void aFailedFsyncReachesEveryActionWithItsFailure() throws Exception {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.ALWAYS, 0);
+        gc.start(0);
+        log.failNext = new IOException("Input/output error");
+        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+        try {
+            whenDurable(gc, log.append(gc), ran);
+            assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
+            whenDurable(gc, log.append(gc), ran);
+            log.permits.release(10);
+            for (int i = 0; i < 2; i++) {
+                Ran r = ran.poll(10, TimeUnit.SECONDS);
+                assertThat(r).isNotNull();
+                assertThat(r.failure()).isInstanceOf(StoreException.class).hasMessageContaining("Input/output error");
+            }
+            assertThat(log.failure).isNotNull();
+        } finally {
+            gc.close();
+        }
+    }
+
+    /** An action that throws (its event loop shut down, say) does not stop the syncer: later actions still run. */
+    @Test
+    void anActionThatThrowsDoesNotStopTheSyncer() throws Exception {
+        HeldLog log = new HeldLog();
+        log.permits.release(Integer.MAX_VALUE / 2);
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
+        gc.start(0);
+        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+        CountDownLatch thrown = new CountDownLatch(1);
+        try {
+            gc.whenDurable(log.append(gc), failure -> {
+                thrown.countDown();
+                throw new IllegalStateException("event loop shut down");
+            });
+            assertThat(thrown.await(10, TimeUnit.SECONDS)).isTrue();
+            long next = log.append(gc);
+            whenDurable(gc, next, ran);
+            assertThat(take(ran, 1)).containsExactly(next);
+        } finally {
+            gc.close();
+        }
+    }
+
+    /** Actions handed over just before close run once close's own fsync covers them. */
+    @Test
+    void actionsWaitingAtCloseRunWhenCloseFsyncsThem() throws Exception {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
+        gc.start(0);
+        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+        whenDurable(gc, log.append(gc), ran);
+        assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
+        whenDurable(gc, log.append(gc), ran);
+        log.permits.release(Integer.MAX_VALUE / 2);
+
+        gc.close();
+
+        assertThat(take(ran, 2)).containsExactlyInAnyOrder(1L, 2L);
     }
 }
