@@ -15,7 +15,7 @@ import java.time.Duration;
  * @param maxConnections connections open at once; more are closed on accept
  * @param idleTimeout a connection with no read or write for this long is closed (zero: never)
  * @param readThreads threads that run reading commands (a disk read may block them)
- * @param workerThreads threads that run writing commands (they park until their fsync)
+ * @param workerThreads threads that run writing commands other than plain SETs (they park until their fsync)
  */
 public record RespLimits(int maxBulkBytes, int maxArrayLength, long maxRequestBytes, int maxInlineBytes,
                          int maxPipelined, int maxConnections, Duration idleTimeout, int readThreads,

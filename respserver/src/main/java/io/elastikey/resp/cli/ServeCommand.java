@@ -32,7 +32,8 @@ public final class ServeCommand implements Callable<Integer> {
     long idleSeconds;
 
     @Option(names = "--workers", defaultValue = "64",
-            description = "Threads running writes, which park until their fsync (default: ${DEFAULT-VALUE}).")
+            description = "Threads running writes other than plain SETs (DEL, SET with options), which park until "
+                    + "their fsync (default: ${DEFAULT-VALUE}).")
     int workers;
 
     @Option(names = "--read-workers", description = "Threads running reads (default: half the CPUs, at least 1; "

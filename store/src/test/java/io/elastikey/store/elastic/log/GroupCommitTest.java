@@ -67,11 +67,17 @@ class GroupCommitTest {
         }
     }
 
+    /** A group commit over {@code log}, started from sequence number 0, with no delay between fsyncs. */
+    private static GroupCommit started(HeldLog log, FsyncPolicy policy) {
+        GroupCommit gc = new GroupCommit(log, policy, 0);
+        gc.start(0);
+        return gc;
+    }
+
     @Test
     void writersArrivingDuringAnFsyncShareTheNextOne() throws Exception {
         HeldLog log = new HeldLog();
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.GROUP);
         ExecutorService pool = Executors.newFixedThreadPool(10);
         try {
             long first = log.append(gc);
@@ -100,8 +106,7 @@ class GroupCommitTest {
     @Test
     void aLoneWriterLeadsItsOwnFsyncAndACoveredOneDoesNotWait() {
         HeldLog log = new HeldLog();
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.GROUP);
         log.permits.release(1);
         long seq = log.append(gc);
         assertThat(gc.isDurable(seq)).isFalse();
@@ -116,8 +121,7 @@ class GroupCommitTest {
     @Test
     void aFailedFsyncFailsEveryWaiterAndTheLog() throws Exception {
         HeldLog log = new HeldLog();
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.ALWAYS, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.ALWAYS);
         log.failNext = new IOException("Input/output error");
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
@@ -140,8 +144,7 @@ class GroupCommitTest {
     @Test
     void neverWaitsForNothing() {
         HeldLog log = new HeldLog();
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.NEVER, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.NEVER);
         long seq = log.append(gc);
         assertThat(gc.isDurable(seq)).isTrue();
         gc.await(seq);
@@ -155,8 +158,7 @@ class GroupCommitTest {
     @Test
     void everySecondAWriterNeverWaitsAndTheBackgroundFsyncCoversItsWrites() throws Exception {
         HeldLog log = new HeldLog();
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.EVERYSEC, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.EVERYSEC);
         Thread.sleep(1_500);
         assertThat(log.fsyncs.get()).as("nothing written: no fsync").isZero();
 
@@ -186,8 +188,7 @@ class GroupCommitTest {
     void everySecondCloseFsyncsWhatTheThreadHasNotYet() {
         HeldLog log = new HeldLog();
         log.permits.release(Integer.MAX_VALUE / 2);
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.EVERYSEC, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.EVERYSEC);
         log.append(gc);
 
         gc.close();
@@ -222,8 +223,7 @@ class GroupCommitTest {
     @Test
     void actionsHandedOverRunOnceAnFsyncCoversThemAndShareTheNextOne() throws Exception {
         HeldLog log = new HeldLog();
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.GROUP);
         LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
         try {
             whenDurable(gc, log.append(gc), ran);
@@ -250,8 +250,7 @@ class GroupCommitTest {
     void anActionAlreadyCoveredRunsAtOnceOnTheCallersThread() {
         HeldLog log = new HeldLog();
         log.permits.release(1);
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.GROUP);
         long seq = log.append(gc);
         gc.await(seq);
         LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
@@ -268,8 +267,7 @@ class GroupCommitTest {
     @Test
     void underNeverAnActionRunsAtOnceWithoutAnFsync() {
         HeldLog log = new HeldLog();
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.NEVER, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.NEVER);
         LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
 
         whenDurable(gc, log.append(gc), ran);
@@ -282,8 +280,7 @@ class GroupCommitTest {
     @Test
     void aFailedFsyncReachesEveryActionWithItsFailure() throws Exception {
         HeldLog log = new HeldLog();
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.ALWAYS, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.ALWAYS);
         log.failNext = new IOException("Input/output error");
         LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
         try {
@@ -307,8 +304,7 @@ class GroupCommitTest {
     void anActionThatThrowsDoesNotStopTheSyncer() throws Exception {
         HeldLog log = new HeldLog();
         log.permits.release(Integer.MAX_VALUE / 2);
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.GROUP);
         LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
         CountDownLatch thrown = new CountDownLatch(1);
         try {
@@ -329,8 +325,7 @@ class GroupCommitTest {
     @Test
     void actionsWaitingAtCloseRunWhenCloseFsyncsThem() throws Exception {
         HeldLog log = new HeldLog();
-        GroupCommit gc = new GroupCommit(log, FsyncPolicy.GROUP, 0);
-        gc.start(0);
+        GroupCommit gc = started(log, FsyncPolicy.GROUP);
         LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
         whenDurable(gc, log.append(gc), ran);
         assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
