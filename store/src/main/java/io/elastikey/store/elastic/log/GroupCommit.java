@@ -200,6 +200,7 @@ final class GroupCommit implements AutoCloseable {
             while (true) {
                 while (actions.isEmpty()) {
                     if (closed) {
+                        syncer = null; // an action handed over after this starts another, which ends the same way
                         return;
                     }
                     syncerIdle = true;
@@ -221,6 +222,16 @@ final class GroupCommit implements AutoCloseable {
                     lock.lock();
                 }
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether a syncer thread is running (or about to end): for tests. */
+    boolean hasSyncer() {
+        lock.lock();
+        try {
+            return syncer != null;
         } finally {
             lock.unlock();
         }

@@ -336,4 +336,26 @@ class GroupCommitTest {
 
         assertThat(take(ran, 2)).containsExactlyInAnyOrder(1L, 2L);
     }
+
+    /** An action handed over after close (its write came just before) still runs, once an fsync covers it. */
+    @Test
+    void anActionHandedOverAfterCloseStillRuns() throws Exception {
+        HeldLog log = new HeldLog();
+        log.permits.release(Integer.MAX_VALUE / 2);
+        GroupCommit gc = started(log, FsyncPolicy.GROUP);
+        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+        whenDurable(gc, log.append(gc), ran);
+        assertThat(take(ran, 1)).containsExactly(1L);
+        gc.close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (gc.hasSyncer() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(gc.hasSyncer()).as("the idle syncer ended at close").isFalse();
+
+        long late = log.append(gc);
+        whenDurable(gc, late, ran);
+
+        assertThat(take(ran, 1)).containsExactly(late);
+    }
 }
