@@ -43,8 +43,8 @@ import io.elastikey.store.elastic.index.Location;
  */
 public final class LocationTable implements AutoCloseable {
 
-    private static final long EMPTY = 0;
-    private static final long TOMBSTONE = 1;
+    private static final long EMPTY = SlotArray.EMPTY;
+    private static final long TOMBSTONE = SlotArray.TOMBSTONE;
     private static final long BUSY = 2;
     private static final int MIN_CAPACITY = 1024;
     private static final int MAX_CAPACITY = 1 << 30;
@@ -114,7 +114,7 @@ public final class LocationTable implements AutoCloseable {
             if (live + tombstones + 1 > slots.maxLoad()) {
                 rebuild(live + 1);
             }
-            slot = freeSlot(hash);
+            slot = slots.freeSlot(tagOf(hash));
             if (U.getLong(slot) == TOMBSTONE) {
                 tombstones--;
             }
@@ -167,38 +167,12 @@ public final class LocationTable implements AutoCloseable {
         return 0;
     }
 
-    /** The first empty or tombstoned slot on the hash's probe path; there is one, since the load is kept under 3/4. */
-    private long freeSlot(long hash) {
-        SlotArray s = slots;
-        int mask = s.mask();
-        for (int i = (int) tagOf(hash) & mask; ; i = (i + 1) & mask) {
-            long slot = s.slot(i);
-            long head = U.getLong(slot);
-            if (head == EMPTY || head == TOMBSTONE) {
-                return slot;
-            }
-        }
-    }
-
     /** Copies the live slots into a fresh array with room for twice {@code entries}, publishes it, retires the old. */
     private void rebuild(long entries) {
         SlotArray old = slots;
-        SlotArray fresh = SlotArray.allocate(capacityFor(entries), () -> { });
-        int mask = fresh.mask();
-        for (long i = 0; i <= old.mask(); i++) {
-            long from = old.slot(i);
-            long head = U.getLong(from);
-            if (head == EMPTY || head == TOMBSTONE || head == BUSY) {
-                continue;
-            }
-            int j = (int) (head >>> SEGMENT_BITS) & mask; // the tag's low bits are the home slot
-            while (U.getLong(fresh.slot(j)) != EMPTY) {
-                j = (j + 1) & mask;
-            }
-            long to = fresh.slot(j);
-            U.putLong(to + 8, U.getLong(from + 8));
-            U.putLong(to, head);
-        }
+        // a tag's low bits are its home slot; a busy slot is mid-change, and its key's lookups go to the index
+        SlotArray fresh = old.rehashed(capacityFor(entries),
+                head -> head != EMPTY && head != TOMBSTONE && head != BUSY, head -> head >>> SEGMENT_BITS);
         tombstones = 0;
         slots = fresh; // volatile: readers that load it see the copies above
         retired.retire(old);

@@ -40,8 +40,8 @@ import java.nio.ReadOnlyBufferException;
 final class OffHeapTable implements AutoCloseable {
 
     static final int NOT_FOUND = -1;
-    private static final long EMPTY = 0;
-    private static final long TOMBSTONE = 1;
+    private static final long EMPTY = SlotArray.EMPTY;
+    private static final long TOMBSTONE = SlotArray.TOMBSTONE;
     private static final int MAX_CAPACITY = 1 << 30;
     /** Retries a reader spins for before it yields: a writer holds a block for a microsecond at most. */
     private static final int SPINS = 64;
@@ -225,7 +225,7 @@ final class OffHeapTable implements AutoCloseable {
             U.putOrderedLong(null, existing + 8, block);
             arena.free(old);
         } else {
-            long slot = freeSlot(tag);
+            long slot = slots.freeSlot(tag);
             if (U.getLong(slot) == TOMBSTONE) {
                 tombstones--;
             }
@@ -323,19 +323,6 @@ final class OffHeapTable implements AutoCloseable {
         return slotOf(null, tag);
     }
 
-    /** The first empty or deleted slot on the tag's probe. The caller made sure there is one. */
-    private long freeSlot(long tag) {
-        SlotArray s = slots;
-        int mask = s.mask();
-        for (int i = (int) tag & mask; ; i = (i + 1) & mask) {
-            long slot = s.slot(i);
-            long t = U.getLong(slot);
-            if (t == EMPTY || t == TOMBSTONE) {
-                return slot;
-            }
-        }
-    }
-
     /** Copies the live slots into a fresh array sized for {@code entries}, publishes it, retires the old one. */
     private void rebuild(long entries) {
         SlotArray old = slots;
@@ -346,22 +333,7 @@ final class OffHeapTable implements AutoCloseable {
         if (entries > capacity * 3 / 4) {
             throw new OutOfMemoryError("memory tier table is at its largest, " + MAX_CAPACITY + " slots");
         }
-        SlotArray fresh = SlotArray.allocate((int) capacity, () -> { });
-        int mask = fresh.mask();
-        for (long i = 0; i <= old.mask(); i++) {
-            long from = old.slot(i);
-            long tag = U.getLong(from);
-            if (tag == EMPTY || tag == TOMBSTONE) {
-                continue;
-            }
-            int j = (int) tag & mask;
-            while (U.getLong(fresh.slot(j)) != EMPTY) {
-                j = (j + 1) & mask;
-            }
-            long to = fresh.slot(j);
-            U.putLong(to, tag);
-            U.putLong(to + 8, U.getLong(from + 8));
-        }
+        SlotArray fresh = old.rehashed((int) capacity, tag -> tag != EMPTY && tag != TOMBSTONE, tag -> tag);
         tombstones = 0;
         slots = fresh; // volatile: readers that load it see the copies above
         retired.retire(old);
