@@ -203,15 +203,18 @@ final class Compactor {
             if (records.isEmpty()) {
                 return 0;
             }
-            int[] locked = store.stripes.lockAll(records, 0, records.size());
+            long[] hashes = ElasticStore.hashes(records, 0, records.size());
+            int[] locked = store.stripes.lockAll(hashes, records.size());
             try {
                 // The stripes keep every writer of these keys out, so their index entries hold still: the lookups
                 // need no write lock, which the event loop's SETs wait for.
                 List<Map.Entry<byte[], byte[]>> current = new ArrayList<>(records.size());
+                long[] currentHashes = new long[records.size()];
                 Location loc = new Location();
                 for (int i = 0; i < records.size(); i++) {
                     byte[] key = records.get(i).getKey();
                     if (store.index.lookup(key, loc) && loc.sameAs(segmentId, offsets[i])) {
+                        currentHashes[current.size()] = hashes[i];
                         current.add(records.get(i));
                     }
                 }
@@ -222,7 +225,7 @@ final class Compactor {
                         store.log.appendPuts(current, 0, current.size(), at);
                     } finally {
                         for (int i = 0; i < at.length && at[i] != null; i++) {
-                            store.pointIndexAt(current.get(i).getKey(), at[i]);
+                            store.pointIndexAt(current.get(i).getKey(), currentHashes[i], at[i]);
                         }
                     }
                     return current.size();

@@ -546,7 +546,7 @@ public final class ElasticStore implements KeyValueStore {
     private void admit(byte[] key, ByteBuffer value, Location loc, long hash) {
         int seg = loc.segmentId;
         int off = loc.offset;
-        ReentrantLock stripe = stripes.of(key);
+        ReentrantLock stripe = stripes.of(hash);
         if (!stripe.tryLock()) {
             return; // a writer is on this key: its value is about to change anyway
         }
@@ -554,7 +554,7 @@ public final class ElasticStore implements KeyValueStore {
         try {
             Tiers t = tiers;
             if (t.migrating() == null && index.lookup(key, loc) && loc.sameAs(seg, off)) {
-                t.current().tryAdmit(key, value, frequencyOf, sketch.frequency(hash));
+                t.current().tryAdmit(key, hash, value, frequencyOf, sketch.frequency(hash));
             }
         } finally {
             epochs.exit(slot);
@@ -636,6 +636,15 @@ public final class ElasticStore implements KeyValueStore {
         return ticket <= 0 || log.isDurable(ticket);
     }
 
+    /** The {@link KeyHash#hash64} of the keys of entries {@code from} to {@code to}. */
+    static long[] hashes(List<? extends Map.Entry<byte[], byte[]>> entries, int from, int to) {
+        long[] hashes = new long[to - from];
+        for (int i = from; i < to; i++) {
+            hashes[i - from] = KeyHash.hash64(entries.get(i).getKey());
+        }
+        return hashes;
+    }
+
     /** Entries a batch of {@link #putAll} writes at once: the stripe locks it holds together. */
     static final int BATCH = 64;
 
@@ -645,7 +654,8 @@ public final class ElasticStore implements KeyValueStore {
      * and in the tier before the failure goes on to the caller, so nothing in memory is older than the index.
      */
     private long writeBatch(List<? extends Map.Entry<byte[], byte[]>> entries, int from, int to, Log.Appended[] at) {
-        int[] locked = stripes.lockAll(entries, from, to);
+        long[] hashes = hashes(entries, from, to); // one per key: its stripe, the location table, the memory tier
+        int[] locked = stripes.lockAll(hashes, to - from);
         int indexed = from;
         try {
             writeLock.lock();
@@ -654,7 +664,7 @@ public final class ElasticStore implements KeyValueStore {
                     log.appendPuts(entries, from, to, at);
                 } finally {
                     for (; indexed < to && at[indexed] != null; indexed++) {
-                        pointIndexAt(entries.get(indexed).getKey(), at[indexed]);
+                        pointIndexAt(entries.get(indexed).getKey(), hashes[indexed - from], at[indexed]);
                     }
                 }
             } finally {
@@ -663,7 +673,7 @@ public final class ElasticStore implements KeyValueStore {
             return at[to - 1].sequence();
         } finally {
             for (int i = from; i < indexed; i++) {
-                putInTiers(entries.get(i).getKey(), entries.get(i).getValue());
+                putInTiers(entries.get(i).getKey(), hashes[i - from], entries.get(i).getValue());
             }
             stripes.unlockAll(locked);
         }
@@ -675,11 +685,12 @@ public final class ElasticStore implements KeyValueStore {
      */
     private long write(byte[] key, byte[] value) {
         checkEntry(key, value);
-        ReentrantLock stripe = stripes.of(key);
+        long hash = KeyHash.hash64(key); // its stripe, the location table, the memory tier
+        ReentrantLock stripe = stripes.of(hash);
         stripe.lock();
         try {
-            long seq = appendAndIndex(RecordFormat.TYPE_PUT, key, value);
-            putInTiers(key, value);
+            long seq = appendAndIndex(RecordFormat.TYPE_PUT, key, hash, value);
+            putInTiers(key, hash, value);
             return seq;
         } finally {
             stripe.unlock();
@@ -690,23 +701,24 @@ public final class ElasticStore implements KeyValueStore {
      * Replaces the key's value where it is in memory, adds it where there is room, and drops a value that no longer
      * fits. Callers hold the key's stripe lock and are inside an epoch section.
      */
-    private void putInTiers(byte[] key, byte[] value) {
+    private void putInTiers(byte[] key, long hash, byte[] value) {
         Tiers t = tiers;
         if (t.migrating() != null) {
-            t.migrating().putIfRoom(key, value); // the resizer copies under this stripe lock too
+            t.migrating().putIfRoom(key, hash, value); // the resizer copies under this stripe lock too
         }
-        t.current().putIfRoom(key, value);
+        t.current().putIfRoom(key, hash, value);
     }
 
     @Override
     public boolean delete(byte[] key) {
         checkKey(key);
         long seq;
-        ReentrantLock stripe = stripes.of(key);
+        long hash = KeyHash.hash64(key);
+        ReentrantLock stripe = stripes.of(hash);
         ReaderEpochs.Slot slot = enterOpen();
         stripe.lock();
         try {
-            seq = appendAndIndex(RecordFormat.TYPE_DELETE, key, null);
+            seq = appendAndIndex(RecordFormat.TYPE_DELETE, key, hash, null);
             if (seq < 0) {
                 return false;
             }
@@ -727,12 +739,12 @@ public final class ElasticStore implements KeyValueStore {
      * Appends the record and points the index at it, both under the write lock. For a delete of
      * an absent key nothing is written and -1 returned. Caller holds the key's stripe lock.
      */
-    private long appendAndIndex(byte type, byte[] key, byte[] value) {
+    private long appendAndIndex(byte type, byte[] key, long hash, byte[] value) {
         writeLock.lock();
         try {
             if (type == RecordFormat.TYPE_PUT) {
                 Log.Appended a = log.append(type, key, value, value.length);
-                pointIndexAt(key, a);
+                pointIndexAt(key, hash, a);
                 return a.sequence();
             }
             Location old = LOCATIONS.get();
@@ -742,7 +754,7 @@ public final class ElasticStore implements KeyValueStore {
             Log.Appended a = log.append(type, key, null, 0);
             index.remove(key);
             if (locations != null) {
-                locations.remove(KeyHash.hash64(key));
+                locations.remove(hash);
             }
             addLive(old.segmentId, -old.length);
             return a.sequence();
@@ -751,12 +763,15 @@ public final class ElasticStore implements KeyValueStore {
         }
     }
 
-    /** Points the index at a put just appended and moves the live-byte counts. Under the write lock. */
-    void pointIndexAt(byte[] key, Log.Appended a) {
+    /**
+     * Points the index (and the location table) at a put just appended and moves the live-byte counts; {@code hash}
+     * is the key's {@link KeyHash#hash64}. Under the write lock.
+     */
+    void pointIndexAt(byte[] key, long hash, Log.Appended a) {
         Location old = LOCATIONS.get();
         boolean had = index.replace(key, a.segmentId(), a.offset(), a.length(), old);
         if (locations != null) {
-            locations.put(KeyHash.hash64(key), a.segmentId(), a.offset(), a.length());
+            locations.put(hash, a.segmentId(), a.offset(), a.length());
         }
         addLive(a.segmentId(), a.length());
         if (had) {

@@ -4,6 +4,7 @@ package io.elastikey.store.elastic;
 import io.elastikey.store.CorruptRecordException;
 import io.elastikey.store.elastic.ElasticStore.Tiers;
 import io.elastikey.store.elastic.hot.HotTier;
+import io.elastikey.store.elastic.hot.KeyHash;
 import io.elastikey.store.elastic.log.RecordFormat;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -477,11 +478,12 @@ final class Resizer implements AutoCloseable {
     /** Copies one entry into {@code next}, under the key's stripe lock so no write interleaves. */
     private void copy(ResizeOperation op, byte[] key, HotTier next, Runnable step) {
         step.run();
-        var stripe = store.stripes.of(key);
+        long hash = KeyHash.hash64(key);
+        var stripe = store.stripes.of(hash);
         stripe.lock();
         try {
             byte[] value = store.readStored(key, scratch.get());
-            if (value != null && next.putIfRoom(key, value)) {
+            if (value != null && next.putIfRoom(key, hash, value)) {
                 op.moved(HotTier.cost(key.length, value.length));
             }
         } catch (CorruptRecordException e) {

@@ -3,8 +3,6 @@ package io.elastikey.store.elastic;
 
 import io.elastikey.store.elastic.hot.KeyHash;
 import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -27,18 +25,23 @@ final class StripedLocks {
     }
 
     ReentrantLock of(byte[] key) {
-        return locks[indexOf(key)];
+        return of(KeyHash.hash64(key));
+    }
+
+    /** The stripe of the key whose {@link KeyHash#hash64} is {@code hash}. */
+    ReentrantLock of(long hash) {
+        return locks[(int) hash & mask];
     }
 
     /**
-     * Locks the stripes of the keys of entries {@code from} to {@code to}, each once, in ascending order: two
-     * batches that share stripes then cannot each hold one the other waits for. Returns what to hand to
-     * {@link #unlockAll}.
+     * Locks the stripes of the keys whose hashes ({@link KeyHash#hash64}) are {@code hashes[0]} to
+     * {@code hashes[count - 1]}, each stripe once, in ascending order: two batches that share stripes then cannot each
+     * hold one the other waits for. Returns what to hand to {@link #unlockAll}.
      */
-    int[] lockAll(List<? extends Map.Entry<byte[], byte[]>> entries, int from, int to) {
-        int[] ids = new int[to - from];
-        for (int i = from; i < to; i++) {
-            ids[i - from] = indexOf(entries.get(i).getKey());
+    int[] lockAll(long[] hashes, int count) {
+        int[] ids = new int[count];
+        for (int i = 0; i < count; i++) {
+            ids[i] = (int) hashes[i] & mask;
         }
         Arrays.sort(ids);
         int n = 0;
@@ -58,9 +61,5 @@ final class StripedLocks {
         for (int i = ids.length - 1; i >= 0; i--) {
             locks[ids[i]].unlock();
         }
-    }
-
-    private int indexOf(byte[] key) {
-        return (int) KeyHash.hash64(key) & mask;
     }
 }

@@ -239,9 +239,14 @@ public final class HotTier implements AutoCloseable {
      * whether the key is now in the tier.
      */
     public boolean putIfRoom(byte[] key, byte[] value) {
+        return putIfRoom(key, KeyHash.hash64(key), value);
+    }
+
+    /** {@link #putIfRoom(byte[], byte[])} for a caller that has the key's {@link KeyHash#hash64} already. */
+    public boolean putIfRoom(byte[] key, long hash, byte[] value) {
         lock.lock();
         try {
-            return admitLocked(key, value, OffHeap.BYTE_ARRAY_BASE, value.length, null, 0, true);
+            return admitLocked(key, hash, value, OffHeap.BYTE_ARRAY_BASE, value.length, null, 0, true);
         } finally {
             lock.unlock();
         }
@@ -255,30 +260,33 @@ public final class HotTier implements AutoCloseable {
      * lock. Returns whether the key is now in the tier.
      */
     public boolean tryAdmit(byte[] key, byte[] value, ToIntFunction<byte[]> frequencyOf, int frequency) {
-        return tryAdmit(key, value, OffHeap.BYTE_ARRAY_BASE, value.length, frequencyOf, frequency);
+        return tryAdmit(key, KeyHash.hash64(key), value, OffHeap.BYTE_ARRAY_BASE, value.length, frequencyOf,
+                frequency);
     }
 
     /**
      * As {@link #tryAdmit(byte[], byte[], ToIntFunction, int)} for the remaining bytes of {@code value} (a direct
      * buffer, or a heap buffer with an accessible array), copied into the tier and nowhere else: a miss's record,
      * read into a direct buffer, reaches the tier without a copy on the heap. Its position does not move.
+     * {@code hash} is the key's {@link KeyHash#hash64}, which the miss has computed already.
      */
-    public boolean tryAdmit(byte[] key, ByteBuffer value, ToIntFunction<byte[]> frequencyOf, int frequency) {
+    public boolean tryAdmit(byte[] key, long hash, ByteBuffer value, ToIntFunction<byte[]> frequencyOf,
+                            int frequency) {
         try {
-            return tryAdmit(key, OffHeap.base(value), OffHeap.offset(value), value.remaining(), frequencyOf,
+            return tryAdmit(key, hash, OffHeap.base(value), OffHeap.offset(value), value.remaining(), frequencyOf,
                     frequency);
         } finally {
             Reference.reachabilityFence(value); // a direct buffer's memory is freed with it: not before the copy
         }
     }
 
-    private boolean tryAdmit(byte[] key, Object valueBase, long valueOffset, int valueLength,
+    private boolean tryAdmit(byte[] key, long hash, Object valueBase, long valueOffset, int valueLength,
                              ToIntFunction<byte[]> frequencyOf, int frequency) {
         if (!lock.tryLock()) {
             return false;
         }
         try {
-            return admitLocked(key, valueBase, valueOffset, valueLength, frequencyOf, frequency,
+            return admitLocked(key, hash, valueBase, valueOffset, valueLength, frequencyOf, frequency,
                     !admitsIntoPreparedOnly);
         } finally {
             lock.unlock();
@@ -289,14 +297,13 @@ public final class HotTier implements AutoCloseable {
      * Admits the entry, evicting as {@link #tryAdmit} does ({@code frequencyOf} null: evict nothing), and only into
      * memory already touched unless {@code mayTouchNew}.
      */
-    private boolean admitLocked(byte[] key, Object valueBase, long valueOffset, int valueLength,
+    private boolean admitLocked(byte[] key, long hash, Object valueBase, long valueOffset, int valueLength,
                                 ToIntFunction<byte[]> frequencyOf, int frequency, boolean mayTouchNew) {
         if (!admissible(key.length, valueLength)) {
             removeLocked(key);
             return false;
         }
         long cost = cost(key.length, valueLength);
-        long hash = KeyHash.hash64(key);
         long old = table.valueLength(key, hash);
         long need = cost - (old < 0 ? 0 : cost(key.length, (int) old));
         while (usedBytes + need > budgetBytes) {

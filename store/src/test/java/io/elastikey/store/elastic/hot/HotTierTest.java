@@ -123,8 +123,8 @@ class HotTierTest {
         ByteBuffer direct = ByteBuffer.allocateDirect(1200).put(bytes).position(100).limit(1100);
         ByteBuffer slice = ByteBuffer.wrap(bytes, 50, 1100).slice().position(50); // arrayOffset 50: bytes 100..1150
 
-        assertThat(tier.tryAdmit(key(1), direct, k -> 1, 1)).isTrue();
-        assertThat(tier.tryAdmit(key(2), slice, k -> 1, 1)).isTrue();
+        assertThat(tier.tryAdmit(key(1), KeyHash.hash64(key(1)), direct, k -> 1, 1)).isTrue();
+        assertThat(tier.tryAdmit(key(2), KeyHash.hash64(key(2)), slice, k -> 1, 1)).isTrue();
 
         assertThat(direct.position()).isEqualTo(100);
         assertThat(slice.position()).isEqualTo(50);
