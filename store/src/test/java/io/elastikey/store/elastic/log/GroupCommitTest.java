@@ -35,6 +35,8 @@ class GroupCommitTest {
         final AtomicInteger fsyncs = new AtomicInteger();
         final Semaphore permits = new Semaphore(0);
         final CountDownLatch firstStarted = new CountDownLatch(1);
+        /** A permit per fsync begun. */
+        final Semaphore begun = new Semaphore(0);
         volatile IOException failNext;
         volatile StoreException failure;
 
@@ -43,6 +45,7 @@ class GroupCommitTest {
             long covers = appended.get();
             fsyncs.incrementAndGet();
             firstStarted.countDown();
+            begun.release();
             permits.acquireUninterruptibly();
             if (failNext != null) {
                 throw failNext;
@@ -242,6 +245,64 @@ class GroupCommitTest {
             assertThat(log.fsyncs.get()).isEqualTo(2);
         } finally {
             log.permits.release(100);
+            gc.close();
+        }
+    }
+
+    /**
+     * Gathering: the first fsync answers two records; the next waits until two more are appended (the writers it
+     * answered, coming back) and then covers them with the one that was already waiting: two fsyncs for five.
+     * The first fsync is held for two seconds, so the gathering's bound (one fsync's time) is far off when the test
+     * checks that no fsync began.
+     */
+    @Test
+    void afterAnFsyncAnsweredNRecordsTheNextWaitsForNMore() throws Exception {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = started(log, FsyncPolicy.GROUP);
+        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+        try {
+            long a = log.append(gc);
+            long b = log.append(gc);
+            whenDurable(gc, a, ran);
+            whenDurable(gc, b, ran);
+            assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).as("the syncer led an fsync").isTrue();
+            whenDurable(gc, log.append(gc), ran); // arrived meanwhile
+            Thread.sleep(2_000);
+
+            log.permits.release(); // covers a and b
+            assertThat(take(ran, 2)).containsExactlyInAnyOrder(a, b);
+            whenDurable(gc, log.append(gc), ran); // the first answered writer is back
+            assertThat(log.begun.tryAcquire(200, TimeUnit.MILLISECONDS)).as("no fsync before the second is back").isFalse();
+
+            whenDurable(gc, log.append(gc), ran); // the second is back
+            assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).as("then the next fsync begins").isTrue();
+            log.permits.release();
+            assertThat(take(ran, 3)).containsExactlyInAnyOrder(3L, 4L, 5L);
+            assertThat(log.fsyncs.get()).isEqualTo(2);
+        } finally {
+            log.permits.release(100);
+            gc.close();
+        }
+    }
+
+    /** Gathering is bounded: when the writers an fsync answered do not come back, the next fsync begins anyway. */
+    @Test
+    void writersThatDoNotComeBackDelayTheNextFsyncOnlySoLong() throws Exception {
+        HeldLog log = new HeldLog();
+        GroupCommit gc = started(log, FsyncPolicy.GROUP);
+        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+        try {
+            long a = log.append(gc);
+            whenDurable(gc, a, ran);
+            assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+            long waiting = log.append(gc);
+            whenDurable(gc, waiting, ran);
+
+            log.permits.release(100);
+
+            assertThat(take(ran, 2)).containsExactly(a, waiting);
+            assertThat(log.fsyncs.get()).isEqualTo(2);
+        } finally {
             gc.close();
         }
     }
