@@ -193,7 +193,7 @@ public final class ElasticStore implements KeyValueStore {
             resizer.resize(config.memoryBudgetBytes(), config.loadOnOpen());
         }
         if (config.checkpointIntervalMillis() > 0) {
-            maintenance.scheduleWithFixedDelay(() -> runQuietly("checkpoint", () -> checkpoint(false)),
+            maintenance.scheduleWithFixedDelay(() -> runQuietly("checkpoint", this::periodicCheckpoint),
                     config.checkpointIntervalMillis(), config.checkpointIntervalMillis(), TimeUnit.MILLISECONDS);
         }
         if (config.compactionIntervalMillis() > 0) {
@@ -895,6 +895,12 @@ public final class ElasticStore implements KeyValueStore {
      * file, so a restart replays only what comes after; then deletes the segments compaction had moved before it
      * began ({@link Compactor}), whose copies it now covers. Returns how many it deleted.
      */
+    /** The maintenance thread's checkpoint, once per interval; also where kept segment files no longer used go. */
+    private void periodicCheckpoint() throws IOException {
+        checkpoint(false);
+        log.trimRecycled();
+    }
+
     int checkpoint(boolean force) throws IOException {
         synchronized (checkpointLock) {
             List<Segment> covered = compactor.moved(); // before the end is read: their copies lie before it

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The log keeps up to two emptied segment files ({@code NNNNNNNNNN.free}) and writes the next segments into them
+ * The log keeps emptied segment files ({@code NNNNNNNNNN.free}) and writes the next segments into them
  * over their cached pages ({@code Log}'s class comment). A reused file still holds its old records past the new
  * ones' end until the segment is cut; these tests hold that none of them is ever read as part of the log: not by a
  * store that closed, nor by one opened over a copy of the files taken while the reused segment was being written,
@@ -43,15 +43,16 @@ class SegmentReuseTest {
     void aCompactedSegmentsFileBecomesTheNextSegmentAndIsCutToItsRecords() throws IOException {
         try (ElasticStore store = open(dir)) {
             writeThenOverwriteMost(store);
-            assertThat(store.compactNow()).isPositive();
-            assertThat(store.log.recycledFiles()).isEqualTo(2);
-            assertThat(freeFiles(dir)).hasSize(2);
+            int compacted = store.compactNow();
+            assertThat(compacted).isGreaterThan(2);
+            assertThat(store.log.recycledFiles()).as("every emptied file kept").isEqualTo(compacted);
+            assertThat(freeFiles(dir)).hasSize(compacted);
             List<Path> kept = freeFiles(dir);
 
             for (int i = 0; i < EXTRAS; i++) {
                 store.put(extra(i), value(i, 5));
             }
-            assertThat(store.log.recycledFiles()).isLessThan(2);
+            assertThat(store.log.recycledFiles()).isLessThan(compacted);
             assertThat(kept).anyMatch(Files::notExists);
             for (Segment s : store.log.segments()) {
                 if (s != store.log.active()) {
@@ -66,6 +67,43 @@ class SegmentReuseTest {
         try (ElasticStore store = open(dir)) {
             assertValues(store);
             assertThat(store.size()).isEqualTo(KEYS + EXTRAS);
+        }
+    }
+
+    /**
+     * Kept files the log no longer uses go back: a trim with no segment started since the last one keeps two, the
+     * newest.
+     */
+    @Test
+    void keptFilesBeyondWhatTheLogUsedSinceTheLastTrimAreDeleted() throws IOException {
+        try (ElasticStore store = open(dir)) {
+            writeThenOverwriteMost(store);
+            store.log.trimRecycled(); // forget the segments started while writing
+            int compacted = store.compactNow();
+            assertThat(compacted).isGreaterThan(2);
+            List<Path> kept = freeFiles(dir);
+            assertThat(kept).hasSize(compacted);
+
+            store.log.trimRecycled();
+
+            assertThat(store.log.recycledFiles()).isEqualTo(2);
+            assertThat(freeFiles(dir)).as("the two newest kept").containsExactlyElementsOf(
+                    kept.subList(kept.size() - 2, kept.size()));
+            OverwrittenKeys.assertLatest(store, KEYS);
+        }
+    }
+
+    /** A reopened log keeps two: how many a stream of writes will need is not known yet. */
+    @Test
+    void aReopenedLogKeepsTwoFiles() throws IOException {
+        try (ElasticStore store = open(dir)) {
+            writeThenOverwriteMost(store);
+            assertThat(store.compactNow()).isGreaterThan(2);
+        }
+        try (ElasticStore store = open(dir)) {
+            assertThat(store.log.recycledFiles()).isEqualTo(2);
+            assertThat(freeFiles(dir)).hasSize(2);
+            OverwrittenKeys.assertLatest(store, KEYS);
         }
     }
 

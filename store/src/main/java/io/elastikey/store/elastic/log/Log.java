@@ -36,6 +36,11 @@ import java.util.zip.CRC32C;
  * a file just compacted are in the page cache, and a write over a cached page is a copy, where a write into a new
  * file first has the kernel find, zero and insert a page for every 4 KiB: on this project's VMs 6.4 GB/s against
  * 0.26-3 GB/s ({@code dd}), and a third of the RESP server's CPU under a million keys' SETs (docs/benchmarks.md).
+ * Compaction frees segments in batches (a checkpoint deletes all that a pass moved: at 50,000 SETs of 4 KB a
+ * second, some fifteen every few seconds), so up to {@value #MAX_RECYCLED} are kept, enough to feed the roll-overs
+ * until the next batch; with two, most roll-overs under such a stream made new files, and every fsync of a growing
+ * file also writes its inode. Kept files are disk the log was using a moment before; once the log stops rolling
+ * over, {@link #trimRecycled} gives back all but {@value #MIN_RECYCLED}.
  * A reused file gets its new header and a zero record length before it is renamed into the log, so a crash at any
  * point leaves either a {@code .free} file (ignored) or a segment whose records end where the new ones do: the old
  * records after them fail the scan's checks, the last of which is that sequence numbers rise within a segment.
@@ -66,7 +71,11 @@ public final class Log implements AutoCloseable {
     private final ArrayDeque<Path> recycled = new ArrayDeque<>();
 
     /** Emptied segment files kept for reuse, at most: each holds a segment's worth of disk. */
-    static final int MAX_RECYCLED = 2;
+    static final int MAX_RECYCLED = 16;
+    /** Emptied segment files kept by {@link #trimRecycled} however few segments the log started since. */
+    static final int MIN_RECYCLED = 2;
+    /** Segments started since the last {@link #trimRecycled}; guarded by this. */
+    private int startedSinceTrim;
 
     private final GroupCommit durability;
     private final java.util.concurrent.atomic.LongAdder fsyncs = new java.util.concurrent.atomic.LongAdder();
@@ -119,7 +128,7 @@ public final class Log implements AutoCloseable {
                     FileChannel ch = SegmentChannels.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE);
                     found.add(segment(id, p, ch, alignment, ch.size()));
                 } else if (name.endsWith(".free")) {
-                    if (recycled.size() < MAX_RECYCLED) {
+                    if (recycled.size() < MIN_RECYCLED) { // how many a stream of writes needs is not known yet
                         recycled.add(p);
                     } else {
                         Files.deleteIfExists(p);
@@ -481,6 +490,26 @@ public final class Log implements AutoCloseable {
             sealedUnsynced.add(active);
         }
         active = createSegment(active.id() + 1);
+        startedSinceTrim++;
+    }
+
+    /**
+     * Deletes the oldest kept files beyond what the log used since the last call (at least {@value #MIN_RECYCLED}
+     * are kept): called once per checkpoint interval, so files kept for a stream of overwrites that has stopped
+     * go back to the file system. Deleted outside the monitor, like {@link #removeSegment}'s.
+     */
+    public void trimRecycled() throws IOException {
+        List<Path> surplus = new ArrayList<>();
+        synchronized (this) {
+            int keep = Math.max(MIN_RECYCLED, startedSinceTrim);
+            startedSinceTrim = 0;
+            while (recycled.size() > keep) {
+                surplus.add(recycled.pollFirst());
+            }
+        }
+        for (Path p : surplus) {
+            Files.deleteIfExists(p);
+        }
     }
 
     /**
