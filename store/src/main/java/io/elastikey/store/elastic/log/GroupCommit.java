@@ -260,7 +260,10 @@ final class GroupCommit implements AutoCloseable {
         }
     }
 
-    /** Outside the lock: parks until record {@code seq} is appended ({@link #written} wakes it), time {@code end}, or close. */
+    /**
+     * Outside the lock: parks until record {@code seq} is appended ({@link #written} wakes it), until {@code end}, or
+     * until the log closes.
+     */
     private void gather(long seq, long end) {
         gatherUntilSeq = seq;
         gathering = Thread.currentThread();

@@ -272,7 +272,8 @@ class GroupCommitTest {
             log.permits.release(); // covers a and b
             assertThat(take(ran, 2)).containsExactlyInAnyOrder(a, b);
             whenDurable(gc, log.append(gc), ran); // the first answered writer is back
-            assertThat(log.begun.tryAcquire(200, TimeUnit.MILLISECONDS)).as("no fsync before the second is back").isFalse();
+            assertThat(log.begun.tryAcquire(200, TimeUnit.MILLISECONDS)).as("no fsync before the second is back")
+                    .isFalse();
 
             whenDurable(gc, log.append(gc), ran); // the second is back
             assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).as("then the next fsync begins").isTrue();
