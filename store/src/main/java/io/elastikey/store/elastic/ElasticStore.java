@@ -890,17 +890,17 @@ public final class ElasticStore implements KeyValueStore {
 
     // ---- checkpoints and stats --------------------------------------------------------------
 
-    /**
-     * Makes the index durable up to the current end of the log and records that in the checkpoint
-     * file, so a restart replays only what comes after; then deletes the segments compaction had moved before it
-     * began ({@link Compactor}), whose copies it now covers. Returns how many it deleted.
-     */
     /** The maintenance thread's checkpoint, once per interval; also where kept segment files no longer used go. */
     private void periodicCheckpoint() throws IOException {
         checkpoint(false);
         log.trimRecycled();
     }
 
+    /**
+     * Makes the index durable up to the current end of the log and records that in the checkpoint
+     * file, so a restart replays only what comes after; then deletes the segments compaction had moved before it
+     * began ({@link Compactor}), whose copies it now covers. Returns how many it deleted.
+     */
     int checkpoint(boolean force) throws IOException {
         synchronized (checkpointLock) {
             List<Segment> covered = compactor.moved(); // before the end is read: their copies lie before it

@@ -216,7 +216,7 @@ final class GroupCommit implements AutoCloseable {
     private void runActions() {
         List<DurableAction> ready = new ArrayList<>();
         long gatherSeq = 0; // gather until this record is appended ...
-        long gatherEnd = System.nanoTime() + fsyncNanos; // ... or until this time
+        long gatherEnd = 0; // ... or until this time
         lock.lock();
         try {
             while (true) {
