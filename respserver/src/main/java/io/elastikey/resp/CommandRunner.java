@@ -7,6 +7,7 @@ import io.netty.handler.codec.redis.RedisMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Checks access ({@link AccessControl}: NOAUTH, NOPERM) and arity, dispatches each request to {@link StoreCommands} or {@link ServerCommands}, and
@@ -70,7 +71,7 @@ final class CommandRunner {
 
     /**
      * On the event loop: writes plain SETs' entries and makes them visible without waiting for durability, and
-     * returns the ticket to wait on ({@link #isDurable}, {@link #whenDurable}) before answering them. Returns
+     * returns the ticket to wait on ({@link #whenDurable}) before answering them. Returns
      * {@link #ON_WORKER}, having written nothing, when the store cannot write without blocking (it has no local log)
      * or an entry breaks a limit: each batch then runs on a worker, as {@link #run} (which refuses the bad SET alone).
      * A store failure is thrown.
@@ -83,15 +84,11 @@ final class CommandRunner {
         }
     }
 
-    boolean isDurable(long ticket) {
-        return store.isDurable(ticket);
-    }
-
     /**
      * Never blocks: {@code then} gets null once the writes up to {@code ticket} are durable, or the failure; it runs
      * at once, or later on the store's syncer thread, so it must only hand the answer over.
      */
-    void whenDurable(long ticket, java.util.function.Consumer<RuntimeException> then) {
+    void whenDurable(long ticket, Consumer<RuntimeException> then) {
         store.whenDurable(ticket, then);
     }
 

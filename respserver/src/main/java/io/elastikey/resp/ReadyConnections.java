@@ -122,15 +122,20 @@ final class ReadyConnections {
         }
         if (ticket == CommandRunner.ON_WORKER) {
             sets.runEachAlone();
-        } else if (runner.isDurable(ticket)) {
-            sets.answer(null);
         } else {
             runner.whenDurable(ticket, failure -> answerOnLoop(sets, failure));
         }
     }
 
-    /** On the store's syncer thread, once the group's fsync is done (or failed): the answers go out on the loop. */
+    /**
+     * Once the group's writes are durable (or failed), the answers go out on the loop: at once when this is the loop
+     * (they were durable already: {@code NEVER}, say), queued on it from the store's syncer thread otherwise.
+     */
     private void answerOnLoop(SetGroup sets, RuntimeException failure) {
+        if (loop.inEventLoop()) {
+            sets.answer(failure);
+            return;
+        }
         try {
             loop.execute(() -> sets.answer(failure));
         } catch (RejectedExecutionException e) { // shutting down

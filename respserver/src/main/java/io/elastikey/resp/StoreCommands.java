@@ -11,6 +11,7 @@ import io.netty.handler.codec.redis.RedisMessage;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -57,17 +58,12 @@ final class StoreCommands {
         return elastic == null ? CommandRunner.ON_WORKER : elastic.putAllVisible(entries);
     }
 
-    boolean isDurable(long ticket) {
-        return elastic == null || elastic.isDurable(ticket);
-    }
-
-    /** {@link ElasticStore#whenDurable}: {@code then} runs at once, or later on the log's syncer thread. */
-    void whenDurable(long ticket, java.util.function.Consumer<RuntimeException> then) {
-        if (elastic == null) {
-            then.accept(null);
-        } else {
-            elastic.whenDurable(ticket, then);
-        }
+    /**
+     * {@link ElasticStore#whenDurable}: {@code then} runs at once, or later on the log's syncer thread. Only for a
+     * ticket {@link #putAllVisible} gave, which only an ElasticStore does.
+     */
+    void whenDurable(long ticket, Consumer<RuntimeException> then) {
+        elastic.whenDurable(ticket, then);
     }
 
     /** Appends GET's reply to {@code out}. */

@@ -30,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -623,17 +624,12 @@ public final class ElasticStore implements KeyValueStore {
      * (with null) or the log has failed (with the failure); at once on this thread when they already are, else on the
      * log's syncer thread, so {@code then} must be quick.
      */
-    public void whenDurable(long ticket, java.util.function.Consumer<RuntimeException> then) {
+    public void whenDurable(long ticket, Consumer<RuntimeException> then) {
         if (ticket <= 0) {
             then.accept(null);
         } else {
             log.whenDurable(ticket, then);
         }
-    }
-
-    /** Whether {@link #awaitDurable} would return at once for {@code ticket}: always so under {@link FsyncPolicy#NEVER}. */
-    public boolean isDurable(long ticket) {
-        return ticket <= 0 || log.isDurable(ticket);
     }
 
     /** The {@link KeyHash#hash64} of the keys of entries {@code from} to {@code to}. */
@@ -724,9 +720,9 @@ public final class ElasticStore implements KeyValueStore {
             }
             Tiers t = tiers;
             if (t.migrating() != null) {
-                t.migrating().remove(key);
+                t.migrating().remove(key, hash);
             }
-            t.current().remove(key);
+            t.current().remove(key, hash);
         } finally {
             stripe.unlock();
             epochs.exit(slot);

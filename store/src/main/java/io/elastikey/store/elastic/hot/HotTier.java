@@ -300,17 +300,17 @@ public final class HotTier implements AutoCloseable {
     private boolean admitLocked(byte[] key, long hash, Object valueBase, long valueOffset, int valueLength,
                                 ToIntFunction<byte[]> frequencyOf, int frequency, boolean mayTouchNew) {
         if (!admissible(key.length, valueLength)) {
-            removeLocked(key);
+            removeLocked(key, hash);
             return false;
         }
         long cost = cost(key.length, valueLength);
         long old = table.valueLength(key, hash);
         long need = cost - (old < 0 ? 0 : cost(key.length, (int) old));
         while (usedBytes + need > budgetBytes) {
-            if (frequencyOf == null || !evictOneLessFrequentThan(frequencyOf, frequency, key)) {
+            if (frequencyOf == null || !evictOneLessFrequentThan(frequencyOf, frequency, hash)) {
                 // No room. An older value of the key must not outlive this write: drop it.
                 if (old >= 0) {
-                    removeLocked(key);
+                    removeLocked(key, hash);
                 }
                 publish();
                 return false;
@@ -324,7 +324,7 @@ public final class HotTier implements AutoCloseable {
         }
         if (!stored) { // the entry stays on disk only
             preparedMemoryUsedUp = !mayTouchNew;
-            removeLocked(key);
+            removeLocked(key, hash);
             publish();
             return false;
         }
@@ -371,9 +371,14 @@ public final class HotTier implements AutoCloseable {
 
     /** Removes the key if present; returns whether it was. */
     public boolean remove(byte[] key) {
+        return remove(key, KeyHash.hash64(key));
+    }
+
+    /** {@link #remove(byte[])} for a caller that has the key's {@link KeyHash#hash64} already. */
+    public boolean remove(byte[] key, long hash) {
         lock.lock();
         try {
-            return removeLocked(key);
+            return removeLocked(key, hash);
         } finally {
             lock.unlock();
         }
@@ -422,8 +427,7 @@ public final class HotTier implements AutoCloseable {
         }
     }
 
-    private boolean evictOneLessFrequentThan(ToIntFunction<byte[]> frequencyOf, int frequency, byte[] candidate) {
-        long candidateHash = KeyHash.hash64(candidate);
+    private boolean evictOneLessFrequentThan(ToIntFunction<byte[]> frequencyOf, int frequency, long candidateHash) {
         for (int tries = ring.size(); tries > 0; tries--) {
             long victimHash = ring.pollFirst();
             if (victimHash == candidateHash) {
@@ -437,18 +441,18 @@ public final class HotTier implements AutoCloseable {
                 ring.addLast(victimHash); // second chance; the newcomer is refused
                 return false;
             }
-            removeLocked(victim);
+            removeLocked(victim, victimHash);
             evictionsView = ++evictions;
             return true;
         }
         return false;
     }
 
-    private boolean removeLocked(byte[] key) {
+    private boolean removeLocked(byte[] key, long hash) {
         if (table == null) {
             return false;
         }
-        int length = table.remove(key, KeyHash.hash64(key));
+        int length = table.remove(key, hash);
         if (length < 0) {
             return false;
         }

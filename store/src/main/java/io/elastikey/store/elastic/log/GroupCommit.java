@@ -125,10 +125,7 @@ final class GroupCommit implements AutoCloseable {
      */
     private void syncEverySecond() {
         while (!closed) {
-            long end = System.nanoTime() + EVERY_SECOND_NANOS;
-            for (long left = EVERY_SECOND_NANOS; left > 0 && !closed; left = end - System.nanoTime()) {
-                LockSupport.parkNanos(this, left);
-            }
+            parkUntil(System.nanoTime() + EVERY_SECOND_NANOS, Long.MAX_VALUE);
             if (!closed && written > synced) {
                 try {
                     syncTo(written);
@@ -260,20 +257,25 @@ final class GroupCommit implements AutoCloseable {
         }
     }
 
-    /**
-     * Outside the lock: parks until record {@code seq} is appended ({@link #written} wakes it), until {@code end}, or
-     * until the log closes.
-     */
+    /** Outside the lock: parks until record {@code seq} is appended ({@link #written} wakes it), {@code end}, close. */
     private void gather(long seq, long end) {
         gatherUntilSeq = seq;
         gathering = Thread.currentThread();
         try {
-            for (long left = end - System.nanoTime(); left > 0 && written < seq && !closed;
-                    left = end - System.nanoTime()) {
-                LockSupport.parkNanos(this, left);
-            }
+            parkUntil(end, seq);
         } finally {
             gathering = null;
+        }
+    }
+
+    /**
+     * Parks until {@link System#nanoTime} {@code end}, until the log closes, or until record {@code seq} is written
+     * ({@code Long.MAX_VALUE}: no record ends it); whoever ends it early unparks this thread.
+     */
+    private void parkUntil(long end, long seq) {
+        for (long left = end - System.nanoTime(); left > 0 && written < seq && !closed;
+                left = end - System.nanoTime()) {
+            LockSupport.parkNanos(this, left);
         }
     }
 
@@ -317,8 +319,8 @@ final class GroupCommit implements AutoCloseable {
         lock.unlock();
         long covered = -1;
         try {
-            if (wait > 0 && !closed) {
-                sleep(wait);
+            if (wait > 0) {
+                parkUntil(System.nanoTime() + wait, Long.MAX_VALUE);
             }
             lastFsyncStart = System.nanoTime(); // only the leader writes it; the lock below publishes it
             covered = log.force();
@@ -355,13 +357,6 @@ final class GroupCommit implements AutoCloseable {
             actionAdded.signal();
         } finally {
             lock.unlock();
-        }
-    }
-
-    private static void sleep(long nanos) {
-        long end = System.nanoTime() + nanos;
-        for (long left = nanos; left > 0; left = end - System.nanoTime()) {
-            LockSupport.parkNanos(left);
         }
     }
 

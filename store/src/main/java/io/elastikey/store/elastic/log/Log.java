@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
@@ -78,7 +80,7 @@ public final class Log implements AutoCloseable {
     private int startedSinceTrim;
 
     private final GroupCommit durability;
-    private final java.util.concurrent.atomic.LongAdder fsyncs = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder fsyncs = new LongAdder();
     private volatile StoreException failure;
 
     private Log(Path dir, int segmentSize, FsyncPolicy policy, int directAlignment, Segment[] segments,
@@ -338,13 +340,8 @@ public final class Log implements AutoCloseable {
      * Never blocks: runs {@code then} once the record with this sequence number is as durable as the policy promises
      * (with null), or the log failed (with the failure); see {@link GroupCommit#whenDurable}.
      */
-    public void whenDurable(long seq, java.util.function.Consumer<RuntimeException> then) {
+    public void whenDurable(long seq, Consumer<RuntimeException> then) {
         durability.whenDurable(seq, then);
-    }
-
-    /** Whether {@link #awaitDurable} would return at once for this sequence number. */
-    public boolean isDurable(long seq) {
-        return durability.isDurable(seq);
     }
 
     /** Fsyncs of the active segment so far (group commits; roll-overs not counted). */

@@ -3,6 +3,7 @@ package io.elastikey.store.elastic.log;
 
 import io.elastikey.store.StoreException;
 import io.elastikey.store.elastic.FsyncPolicy;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -70,17 +71,29 @@ class GroupCommitTest {
         }
     }
 
-    /** A group commit over {@code log}, started from sequence number 0, with no delay between fsyncs. */
-    private static GroupCommit started(HeldLog log, FsyncPolicy policy) {
-        GroupCommit gc = new GroupCommit(log, policy, 0);
+    // Each test's log stand-in, what its actions report, and its group commit (see start).
+    private final HeldLog log = new HeldLog();
+    private final LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+    private GroupCommit gc;
+
+    /** Starts {@link #gc} over {@link #log} from sequence number 0, with no delay between fsyncs. */
+    private void start(FsyncPolicy policy) {
+        gc = new GroupCommit(log, policy, 0);
         gc.start(0);
-        return gc;
+    }
+
+    /** Lets every fsync still held end, so that close's own fsync cannot hang, then closes. */
+    @AfterEach
+    void releaseAndClose() {
+        log.permits.release(Integer.MAX_VALUE / 2);
+        if (gc != null) {
+            gc.close();
+        }
     }
 
     @Test
     void writersArrivingDuringAnFsyncShareTheNextOne() throws Exception {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.GROUP);
+        start(FsyncPolicy.GROUP);
         ExecutorService pool = Executors.newFixedThreadPool(10);
         try {
             long first = log.append(gc);
@@ -101,15 +114,13 @@ class GroupCommitTest {
             }
             assertThat(log.fsyncs.get()).isEqualTo(2);
         } finally {
-            log.permits.release(100);
             pool.shutdownNow();
         }
     }
 
     @Test
     void aLoneWriterLeadsItsOwnFsyncAndACoveredOneDoesNotWait() {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.GROUP);
+        start(FsyncPolicy.GROUP);
         log.permits.release(1);
         long seq = log.append(gc);
         assertThat(gc.isDurable(seq)).isFalse();
@@ -123,8 +134,7 @@ class GroupCommitTest {
 
     @Test
     void aFailedFsyncFailsEveryWaiterAndTheLog() throws Exception {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.ALWAYS);
+        start(FsyncPolicy.ALWAYS);
         log.failNext = new IOException("Input/output error");
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
@@ -146,8 +156,7 @@ class GroupCommitTest {
 
     @Test
     void neverWaitsForNothing() {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.NEVER);
+        start(FsyncPolicy.NEVER);
         long seq = log.append(gc);
         assertThat(gc.isDurable(seq)).isTrue();
         gc.await(seq);
@@ -160,8 +169,7 @@ class GroupCommitTest {
      */
     @Test
     void everySecondAWriterNeverWaitsAndTheBackgroundFsyncCoversItsWrites() throws Exception {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.EVERYSEC);
+        start(FsyncPolicy.EVERYSEC);
         Thread.sleep(1_500);
         assertThat(log.fsyncs.get()).as("nothing written: no fsync").isZero();
 
@@ -189,9 +197,8 @@ class GroupCommitTest {
 
     @Test
     void everySecondCloseFsyncsWhatTheThreadHasNotYet() {
-        HeldLog log = new HeldLog();
         log.permits.release(Integer.MAX_VALUE / 2);
-        GroupCommit gc = started(log, FsyncPolicy.EVERYSEC);
+        start(FsyncPolicy.EVERYSEC);
         log.append(gc);
 
         gc.close();
@@ -202,11 +209,13 @@ class GroupCommitTest {
     /** What {@code whenDurable} actions report: which sequence number ran, on which thread, with which failure. */
     private record Ran(long seq, String thread, RuntimeException failure) {}
 
-    private static void whenDurable(GroupCommit gc, long seq, LinkedBlockingQueue<Ran> ran) {
+    /** Hands {@link #gc} an action that reports to {@link #ran}. */
+    private void whenDurable(long seq) {
         gc.whenDurable(seq, failure -> ran.add(new Ran(seq, Thread.currentThread().getName(), failure)));
     }
 
-    private static List<Long> take(LinkedBlockingQueue<Ran> ran, int n) throws InterruptedException {
+    /** The next {@code n} actions to report, each of them on the syncer thread and without a failure. */
+    private List<Long> take(int n) throws InterruptedException {
         List<Long> seqs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Ran r = ran.poll(10, TimeUnit.SECONDS);
@@ -225,28 +234,21 @@ class GroupCommitTest {
      */
     @Test
     void actionsHandedOverRunOnceAnFsyncCoversThemAndShareTheNextOne() throws Exception {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.GROUP);
-        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
-        try {
-            whenDurable(gc, log.append(gc), ran);
-            assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).as("the syncer led an fsync").isTrue();
-            for (int i = 0; i < 9; i++) {
-                whenDurable(gc, log.append(gc), ran);
-            }
-            assertThat(ran).as("nothing runs before its fsync ends").isEmpty();
-
-            log.permits.release(); // the first fsync covered the first record only
-            assertThat(take(ran, 1)).containsExactly(1L);
-            assertThat(ran.poll(200, TimeUnit.MILLISECONDS)).as("the nine wait for the next fsync").isNull();
-
-            log.permits.release();
-            assertThat(take(ran, 9)).containsExactlyInAnyOrder(2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
-            assertThat(log.fsyncs.get()).isEqualTo(2);
-        } finally {
-            log.permits.release(100);
-            gc.close();
+        start(FsyncPolicy.GROUP);
+        whenDurable(log.append(gc));
+        assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).as("the syncer led an fsync").isTrue();
+        for (int i = 0; i < 9; i++) {
+            whenDurable(log.append(gc));
         }
+        assertThat(ran).as("nothing runs before its fsync ends").isEmpty();
+
+        log.permits.release(); // the first fsync covered the first record only
+        assertThat(take(1)).containsExactly(1L);
+        assertThat(ran.poll(200, TimeUnit.MILLISECONDS)).as("the nine wait for the next fsync").isNull();
+
+        log.permits.release();
+        assertThat(take(9)).containsExactlyInAnyOrder(2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+        assertThat(log.fsyncs.get()).isEqualTo(2);
     }
 
     /**
@@ -257,67 +259,52 @@ class GroupCommitTest {
      */
     @Test
     void afterAnFsyncAnsweredNRecordsTheNextWaitsForNMore() throws Exception {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.GROUP);
-        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
-        try {
-            long a = log.append(gc);
-            long b = log.append(gc);
-            whenDurable(gc, a, ran);
-            whenDurable(gc, b, ran);
-            assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).as("the syncer led an fsync").isTrue();
-            whenDurable(gc, log.append(gc), ran); // arrived meanwhile
-            Thread.sleep(2_000);
+        start(FsyncPolicy.GROUP);
+        long a = log.append(gc);
+        long b = log.append(gc);
+        whenDurable(a);
+        whenDurable(b);
+        assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).as("the syncer led an fsync").isTrue();
+        whenDurable(log.append(gc)); // arrived meanwhile
+        Thread.sleep(2_000);
 
-            log.permits.release(); // covers a and b
-            assertThat(take(ran, 2)).containsExactlyInAnyOrder(a, b);
-            whenDurable(gc, log.append(gc), ran); // the first answered writer is back
-            assertThat(log.begun.tryAcquire(200, TimeUnit.MILLISECONDS)).as("no fsync before the second is back")
-                    .isFalse();
+        log.permits.release(); // covers a and b
+        assertThat(take(2)).containsExactlyInAnyOrder(a, b);
+        whenDurable(log.append(gc)); // the first answered writer is back
+        assertThat(log.begun.tryAcquire(200, TimeUnit.MILLISECONDS)).as("no fsync before the second is back")
+                .isFalse();
 
-            whenDurable(gc, log.append(gc), ran); // the second is back
-            assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).as("then the next fsync begins").isTrue();
-            log.permits.release();
-            assertThat(take(ran, 3)).containsExactlyInAnyOrder(3L, 4L, 5L);
-            assertThat(log.fsyncs.get()).isEqualTo(2);
-        } finally {
-            log.permits.release(100);
-            gc.close();
-        }
+        whenDurable(log.append(gc)); // the second is back
+        assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).as("then the next fsync begins").isTrue();
+        log.permits.release();
+        assertThat(take(3)).containsExactlyInAnyOrder(3L, 4L, 5L);
+        assertThat(log.fsyncs.get()).isEqualTo(2);
     }
 
     /** Gathering is bounded: when the writers an fsync answered do not come back, the next fsync begins anyway. */
     @Test
     void writersThatDoNotComeBackDelayTheNextFsyncOnlySoLong() throws Exception {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.GROUP);
-        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
-        try {
-            long a = log.append(gc);
-            whenDurable(gc, a, ran);
-            assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
-            long waiting = log.append(gc);
-            whenDurable(gc, waiting, ran);
+        start(FsyncPolicy.GROUP);
+        long a = log.append(gc);
+        whenDurable(a);
+        assertThat(log.begun.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+        long waiting = log.append(gc);
+        whenDurable(waiting);
 
-            log.permits.release(100);
+        log.permits.release(100);
 
-            assertThat(take(ran, 2)).containsExactly(a, waiting);
-            assertThat(log.fsyncs.get()).isEqualTo(2);
-        } finally {
-            gc.close();
-        }
+        assertThat(take(2)).containsExactly(a, waiting);
+        assertThat(log.fsyncs.get()).isEqualTo(2);
     }
 
     @Test
     void anActionAlreadyCoveredRunsAtOnceOnTheCallersThread() {
-        HeldLog log = new HeldLog();
         log.permits.release(1);
-        GroupCommit gc = started(log, FsyncPolicy.GROUP);
+        start(FsyncPolicy.GROUP);
         long seq = log.append(gc);
         gc.await(seq);
-        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
 
-        whenDurable(gc, seq, ran);
+        whenDurable(seq);
 
         assertThat(ran).singleElement().satisfies(r -> {
             assertThat(r.thread()).isEqualTo(Thread.currentThread().getName());
@@ -328,11 +315,9 @@ class GroupCommitTest {
 
     @Test
     void underNeverAnActionRunsAtOnceWithoutAnFsync() {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.NEVER);
-        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+        start(FsyncPolicy.NEVER);
 
-        whenDurable(gc, log.append(gc), ran);
+        whenDurable(log.append(gc));
 
         assertThat(ran).hasSize(1);
         assertThat(log.fsyncs.get()).isZero();
@@ -341,73 +326,57 @@ class GroupCommitTest {
     /** A failed fsync reaches every action waiting, with the failure, and the log is failed. */
     @Test
     void aFailedFsyncReachesEveryActionWithItsFailure() throws Exception {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.ALWAYS);
+        start(FsyncPolicy.ALWAYS);
         log.failNext = new IOException("Input/output error");
-        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
-        try {
-            whenDurable(gc, log.append(gc), ran);
-            assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
-            whenDurable(gc, log.append(gc), ran);
-            log.permits.release(10);
-            for (int i = 0; i < 2; i++) {
-                Ran r = ran.poll(10, TimeUnit.SECONDS);
-                assertThat(r).isNotNull();
-                assertThat(r.failure()).isInstanceOf(StoreException.class).hasMessageContaining("Input/output error");
-            }
-            assertThat(log.failure).isNotNull();
-        } finally {
-            gc.close();
+        whenDurable(log.append(gc));
+        assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
+        whenDurable(log.append(gc));
+        log.permits.release(10);
+        for (int i = 0; i < 2; i++) {
+            Ran r = ran.poll(10, TimeUnit.SECONDS);
+            assertThat(r).isNotNull();
+            assertThat(r.failure()).isInstanceOf(StoreException.class).hasMessageContaining("Input/output error");
         }
+        assertThat(log.failure).isNotNull();
     }
 
     /** An action that throws (its event loop shut down, say) does not stop the syncer: later actions still run. */
     @Test
     void anActionThatThrowsDoesNotStopTheSyncer() throws Exception {
-        HeldLog log = new HeldLog();
         log.permits.release(Integer.MAX_VALUE / 2);
-        GroupCommit gc = started(log, FsyncPolicy.GROUP);
-        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
+        start(FsyncPolicy.GROUP);
         CountDownLatch thrown = new CountDownLatch(1);
-        try {
-            gc.whenDurable(log.append(gc), failure -> {
-                thrown.countDown();
-                throw new IllegalStateException("event loop shut down");
-            });
-            assertThat(thrown.await(10, TimeUnit.SECONDS)).isTrue();
-            long next = log.append(gc);
-            whenDurable(gc, next, ran);
-            assertThat(take(ran, 1)).containsExactly(next);
-        } finally {
-            gc.close();
-        }
+        gc.whenDurable(log.append(gc), failure -> {
+            thrown.countDown();
+            throw new IllegalStateException("event loop shut down");
+        });
+        assertThat(thrown.await(10, TimeUnit.SECONDS)).isTrue();
+        long next = log.append(gc);
+        whenDurable(next);
+        assertThat(take(1)).containsExactly(next);
     }
 
     /** Actions handed over just before close run once close's own fsync covers them. */
     @Test
     void actionsWaitingAtCloseRunWhenCloseFsyncsThem() throws Exception {
-        HeldLog log = new HeldLog();
-        GroupCommit gc = started(log, FsyncPolicy.GROUP);
-        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
-        whenDurable(gc, log.append(gc), ran);
+        start(FsyncPolicy.GROUP);
+        whenDurable(log.append(gc));
         assertThat(log.firstStarted.await(10, TimeUnit.SECONDS)).isTrue();
-        whenDurable(gc, log.append(gc), ran);
+        whenDurable(log.append(gc));
         log.permits.release(Integer.MAX_VALUE / 2);
 
         gc.close();
 
-        assertThat(take(ran, 2)).containsExactlyInAnyOrder(1L, 2L);
+        assertThat(take(2)).containsExactlyInAnyOrder(1L, 2L);
     }
 
     /** An action handed over after close (its write came just before) still runs, once an fsync covers it. */
     @Test
     void anActionHandedOverAfterCloseStillRuns() throws Exception {
-        HeldLog log = new HeldLog();
         log.permits.release(Integer.MAX_VALUE / 2);
-        GroupCommit gc = started(log, FsyncPolicy.GROUP);
-        LinkedBlockingQueue<Ran> ran = new LinkedBlockingQueue<>();
-        whenDurable(gc, log.append(gc), ran);
-        assertThat(take(ran, 1)).containsExactly(1L);
+        start(FsyncPolicy.GROUP);
+        whenDurable(log.append(gc));
+        assertThat(take(1)).containsExactly(1L);
         gc.close();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (gc.hasSyncer() && System.nanoTime() < deadline) {
@@ -416,8 +385,8 @@ class GroupCommitTest {
         assertThat(gc.hasSyncer()).as("the idle syncer ended at close").isFalse();
 
         long late = log.append(gc);
-        whenDurable(gc, late, ran);
+        whenDurable(late);
 
-        assertThat(take(ran, 1)).containsExactly(late);
+        assertThat(take(1)).containsExactly(late);
     }
 }
