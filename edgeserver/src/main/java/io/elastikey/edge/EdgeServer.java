@@ -22,7 +22,6 @@ import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.config.FileWatcher;
 import io.elastikey.protocol.net.StartedParts;
 import io.elastikey.protocol.net.Transports;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -50,7 +49,7 @@ public final class EdgeServer implements AutoCloseable {
     private final EdgeConfig config;
     private final EdgeMetrics metrics = new EdgeMetrics();
     private final StartedParts parts = new StartedParts();
-    private Channel channel;
+    private List<Channel> listeners = List.of();
     private AdminServer admin;
     private EdgeTls tls;
     private ContentCache cache;
@@ -83,12 +82,8 @@ public final class EdgeServer implements AutoCloseable {
 
     private void startParts(KeyOperations override) throws Exception {
         EdgeStartupChecks.run(config, override == null);
-        EventLoopGroup acceptors = Transports.newGroup(1, true, "edge-accept");
         EventLoopGroup io = Transports.newGroup(config.ioThreads(), true, "edge-io");
-        started(() -> {
-            acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-            io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        });
+        started(() -> io.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly());
         KeyOperations keyOperations = override;
         BooleanSupplier keyServersUp = () -> true;
         TicketKeySource ticketKeys = null;
@@ -120,16 +115,15 @@ public final class EdgeServer implements AutoCloseable {
         }
 
         // The warm-up's handshakes are counted apart (a registry of their own), not as the clients'.
-        warmup = HandshakeWarmup.run(acceptors, io, new EdgeInitializer(config, tls, new EdgeMetrics(),
+        warmup = HandshakeWarmup.run(io, new EdgeInitializer(config, tls, new EdgeMetrics(),
                         new ProtocolErrorHandler(kind -> { }), () -> content),
                 WarmupCase.of(tls.registry(), config.protocols(), config.ciphers()), config.warmupHandshakes());
-        channel = Listeners.bind("listen", config.listen(), new ServerBootstrap()
-                .group(acceptors, io)
-                .channel(Transports.serverChannelFor(io))
+        EdgeInitializer clients = new EdgeInitializer(config, tls, metrics, errors, () -> content);
+        listeners = Listeners.bindOnEachLoop("listen", config.listen(), io, bootstrap -> bootstrap
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new EdgeInitializer(config, tls, metrics, errors, () -> content)));
-        started(() -> channel.close().syncUninterruptibly());
+                .childHandler(clients));
+        started(() -> listeners.forEach(listener -> listener.close().syncUninterruptibly()));
         BooleanSupplier keyServers = keyServersUp;
         admin = started(AdminServer.start(config.adminListen(), metrics::scrape,
                 () -> ready && keyServers.getAsBoolean(), cache == null ? List.of() : List.of(PurgeRoute.of(cache))));
@@ -147,7 +141,7 @@ public final class EdgeServer implements AutoCloseable {
 
     /** The HTTPS listener's bound address (the real port when {@code listen} asked for port 0). */
     public InetSocketAddress address() {
-        return (InetSocketAddress) channel.localAddress();
+        return (InetSocketAddress) listeners.get(0).localAddress();
     }
 
     public InetSocketAddress adminAddress() {

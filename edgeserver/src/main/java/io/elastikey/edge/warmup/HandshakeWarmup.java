@@ -1,10 +1,10 @@
 // HandshakeWarmup -- before an edge opens its listener, full TLS handshakes with itself over loopback.
 package io.elastikey.edge.warmup;
 
+import io.elastikey.protocol.net.Listeners;
 import io.elastikey.protocol.net.Transports;
 import io.elastikey.protocol.warmup.CompilerActivity;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
@@ -63,24 +63,24 @@ public final class HandshakeWarmup {
      * Runs the warm-up on {@code io} with the edge's {@code pipeline}, and returns what it did. Never throws: a
      * warm-up that cannot run costs only the warm-up.
      */
-    public static Outcome run(EventLoopGroup acceptors, EventLoopGroup io, ChannelInitializer<SocketChannel> pipeline,
-                              List<WarmupCase> cases, Duration budget) {
+    public static Outcome run(EventLoopGroup io, ChannelInitializer<SocketChannel> pipeline, List<WarmupCase> cases,
+                              Duration budget) {
         if (budget.isZero() || cases.isEmpty()) {
             return new Outcome(0, 0, "skipped");
         }
         long start = System.nanoTime();
         long compiling = CompilerActivity.millisSoFar();
-        Channel listener = null;
+        List<Channel> listeners = List.of();
         EventLoopGroup clientLoop = Transports.newGroup(1, true, "edge-warmup");
         List<SslContext> contexts = new ArrayList<>();
         try {
-            listener = new ServerBootstrap().group(acceptors, io).channel(Transports.serverChannelFor(io))
-                    .childOption(ChannelOption.TCP_NODELAY, true).childHandler(pipeline)
-                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+            // accepted as the edge's clients are, on each loop
+            listeners = Listeners.bindOnEachLoop("warm-up", new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                    io, bootstrap -> bootstrap.childOption(ChannelOption.TCP_NODELAY, true).childHandler(pipeline));
             for (WarmupCase c : cases) {
                 contexts.add(c.clientContext());
             }
-            Outcome outcome = handshakes(clientLoop, (InetSocketAddress) listener.localAddress(), cases, contexts,
+            Outcome outcome = handshakes(clientLoop, (InetSocketAddress) listeners.get(0).localAddress(), cases, contexts,
                     start + budget.toNanos());
             log.info("warm-up: {} full handshakes with itself over loopback ({}) in {} ms, {}; the JIT compiling "
                             + "for {} ms of it", outcome.handshakes(), cases, (System.nanoTime() - start) / 1_000_000,
@@ -93,9 +93,7 @@ public final class HandshakeWarmup {
             log.warn("warm-up handshakes stopped: {}", e.toString());
             return new Outcome(0, 0, "stopped: " + e);
         } finally {
-            if (listener != null) {
-                listener.close().syncUninterruptibly();
-            }
+            listeners.forEach(listener -> listener.close().syncUninterruptibly());
             clientLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             contexts.forEach(ReferenceCountUtil::release);
         }
