@@ -80,8 +80,8 @@ public final class HandshakeWarmup {
             for (WarmupCase c : cases) {
                 contexts.add(c.clientContext());
             }
-            Outcome outcome = handshakes(clientLoop, (InetSocketAddress) listeners.get(0).localAddress(), cases, contexts,
-                    start + budget.toNanos());
+            InetSocketAddress address = (InetSocketAddress) listeners.get(0).localAddress();
+            Outcome outcome = handshakes(clientLoop, address, cases, contexts, start + budget.toNanos());
             log.info("warm-up: {} full handshakes with itself over loopback ({}) in {} ms, {}; the JIT compiling "
                             + "for {} ms of it", outcome.handshakes(), cases, (System.nanoTime() - start) / 1_000_000,
                     outcome.ending(), CompilerActivity.millisSoFar() - compiling);

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
  * {@code SO_REUSEPORT} as these sockets do.
  */
 class ListenersTest {
-    private static final InetSocketAddress ANY_LOOPBACK_PORT = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    private static final InetSocketAddress ANY_LOOPBACK_PORT =
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
     private final List<EventLoopGroup> groups = new ArrayList<>();
     private final List<Channel> listeners = new ArrayList<>();
