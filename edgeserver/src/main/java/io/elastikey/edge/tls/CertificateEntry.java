@@ -1,7 +1,5 @@
 package io.elastikey.edge.tls;
 
-import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.util.List;
 
 /**
@@ -9,21 +7,25 @@ import java.util.List;
  *
  * @param alias    the key manager's name for this chain: the hex SHA-1 of the leaf certificate, so a changed file
  *                 is a new alias and never meets a stale cached chain
- * @param keyId    the hex SHA-256 of the leaf's SubjectPublicKeyInfo, the {@code spki} sent to the key server
  * @param keyType  {@code RSA} or {@code EC}, the key types Netty's key manager asks for
  * @param names    the DNS names the leaf covers (wildcards as {@code *.example.com}), lower case
- * @param chain    leaf first, then its issuers
- * @param file     where it was read from
+ * @param chain    leaf first, then its issuers (an issuer shared by many chains is one object)
+ * @param file     the name of the file it was read from
  */
-public record CertificateEntry(String alias, String keyId, String keyType, List<String> names,
-                               X509Certificate[] chain, Path file) {
+public record CertificateEntry(String alias, String keyType, List<String> names, EncodedCertificate[] chain,
+                               String file) {
 
-    public X509Certificate leaf() {
+    public EncodedCertificate leaf() {
         return chain[0];
+    }
+
+    /** The hex SHA-256 of the leaf's SubjectPublicKeyInfo, the {@code spki} sent to the key server. */
+    public String keyId() {
+        return leaf().keyId();
     }
 
     @Override
     public String toString() {
-        return file.getFileName() + " (" + keyType + ", " + names + ")";
+        return file + " (" + keyType + ", " + names + ")";
     }
 }

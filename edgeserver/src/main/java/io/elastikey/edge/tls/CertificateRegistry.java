@@ -6,9 +6,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertificateException;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.security.interfaces.ECPublicKey;
@@ -38,6 +40,8 @@ import java.util.stream.Stream;
  */
 public final class CertificateRegistry {
     private static final Logger log = LoggerFactory.getLogger(CertificateRegistry.class);
+    /** Files between two progress lines of a load: a million certificates take minutes to read. */
+    private static final int PROGRESS_EVERY = 100_000;
 
     /** Name to its chains, indexed by {@link #typeIndex}: a name has at most one RSA and one ECDSA chain. */
     private final Map<String, CertificateEntry[]> byName;
@@ -73,21 +77,25 @@ public final class CertificateRegistry {
     public static CertificateRegistry load(Path directory, String defaultFile) throws IOException {
         List<Path> files = files(directory);
         List<CertificateEntry> entries = new ArrayList<>(files.size());
+        Map<ByteBuffer, EncodedCertificate> issuers = new HashMap<>();
         int rejected = 0;
         for (Path file : files) {
             try {
-                entries.add(read(file));
-            } catch (IOException | CertificateParsingException | IllegalArgumentException e) {
+                entries.add(read(file, issuers));
+            } catch (IOException | CertificateException | IllegalArgumentException e) {
                 rejected++;
                 log.error("certificate file {} skipped: {}", file, e.getMessage());
+            }
+            int done = entries.size() + rejected;
+            if (done % PROGRESS_EVERY == 0 && done < files.size()) {
+                log.info("read {} of {} certificate files in {}", done, files.size(), directory);
             }
         }
         if (entries.isEmpty()) {
             throw new IOException("no usable certificate chain in " + directory + " (" + files.size()
                     + " file(s) read; each must be a PEM chain, leaf first, without a private key)");
         }
-        List<CertificateEntry> defaults = entries.stream()
-                .filter(e -> e.file().getFileName().toString().equals(defaultFile)).toList();
+        List<CertificateEntry> defaults = entries.stream().filter(e -> e.file().equals(defaultFile)).toList();
         return new CertificateRegistry(entries, defaults.isEmpty() ? List.of(entries.get(0)) : defaults, rejected);
     }
 
@@ -103,7 +111,12 @@ public final class CertificateRegistry {
         return (name.endsWith(".pem") || name.endsWith(".crt") || name.endsWith(".cer")) && Files.isRegularFile(file);
     }
 
-    static CertificateEntry read(Path file) throws IOException, CertificateParsingException {
+    /**
+     * The chain in {@code file}, kept as encodings; an issuer already in {@code issuers} (by encoding) is that
+     * object, so a million leaves of one CA hold one copy of it.
+     */
+    static CertificateEntry read(Path file, Map<ByteBuffer, EncodedCertificate> issuers)
+            throws IOException, CertificateException {
         String text = Files.readString(file, StandardCharsets.US_ASCII);
         if (text.contains("PRIVATE KEY-----")) {
             throw new IOException("it holds a private key; the edge serves certificates only and its keys stay in "
@@ -119,8 +132,14 @@ public final class CertificateRegistry {
         if (names.isEmpty()) {
             throw new IOException("its leaf certificate names no DNS name (subjectAltName or CN)");
         }
-        return new CertificateEntry(KeyIds.hex(KeyIds.certificateSha1(leaf)), KeyIds.keyId(leaf.getPublicKey()),
-                keyType, names, chain.toArray(X509Certificate[]::new), file);
+        EncodedCertificate[] encoded = new EncodedCertificate[chain.size()];
+        encoded[0] = new EncodedCertificate(leaf, KeyIds.keyId(leaf.getPublicKey()));
+        for (int i = 1; i < encoded.length; i++) {
+            EncodedCertificate issuer = new EncodedCertificate(chain.get(i), null);
+            encoded[i] = issuers.computeIfAbsent(ByteBuffer.wrap(issuer.der()), d -> issuer);
+        }
+        return new CertificateEntry(KeyIds.hex(KeyIds.certificateSha1(leaf)), keyType, names, encoded,
+                file.getFileName().toString());
     }
 
     private static String keyType(X509Certificate leaf) {

@@ -30,6 +30,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class EdgeTls implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EdgeTls.class);
+    /**
+     * Chains kept in BoringSSL's form between handshakes, at the most (Netty's cache keeps the first so many it
+     * meets and never evicts). Each is a native copy of the chain, so a directory of a million certificates must
+     * not mean a million of them; a chain beyond the cache is converted again for each handshake.
+     */
+    private static final int CACHED_CHAINS = 1 << 16;
 
     private final EdgeConfig config;
     private final RemoteKeyMethod keyMethod;
@@ -116,7 +122,7 @@ public final class EdgeTls implements AutoCloseable {
         // Caching the parsed chain per alias saves BoringSSL a PEM round trip per handshake; aliases are
         // certificate hashes, so a changed file never meets a stale entry.
         OpenSslCachingX509KeyManagerFactory keyManagers = new OpenSslCachingX509KeyManagerFactory(
-                new KeyManagerFactoryWrapper(new SniKeyManager(certificates)), Math.max(1024, 2 * certificates.size()));
+                new KeyManagerFactoryWrapper(new SniKeyManager(certificates)), CACHED_CHAINS);
         try {
             return SslContextBuilder.forServer(keyManagers)
                     .sslProvider(SslProvider.OPENSSL)

@@ -115,12 +115,18 @@ public final class RemoteKeyMethod implements OpenSslAsyncPrivateKeyMethod {
         return promise;
     }
 
-    /** The key server's name for the key behind the certificate this handshake presents. */
+    /**
+     * The key server's name for the key behind the certificate this handshake presents: read from the registry's
+     * leaf, worked out (a hash of its key) only for a certificate that did not come from the registry.
+     */
     static String keyId(SSLEngine engine) throws SSLHandshakeException {
         SSLSession session = engine.getHandshakeSession();
         Certificate[] local = (session != null ? session : engine.getSession()).getLocalCertificates();
         if (local == null || local.length == 0 || !(local[0] instanceof X509Certificate leaf)) {
             throw new SSLHandshakeException("no certificate was selected for this handshake");
+        }
+        if (leaf instanceof EncodedCertificate served && served.keyId() != null) {
+            return served.keyId();
         }
         return KeyIds.keyId(leaf.getPublicKey());
     }

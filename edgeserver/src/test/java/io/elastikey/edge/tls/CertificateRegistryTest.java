@@ -52,9 +52,25 @@ class CertificateRegistryTest {
         assertThat(registry.select("WWW.Example.TEST", "RSA").leaf()).isEqualTo(rsa);
         CertificateEntry entry = registry.select("www.example.test", "EC");
         assertThat(entry.keyId()).isEqualTo(KeyIds.keyId(ec.getPublicKey()));
-        assertThat(entry.chain()).containsExactly(ec, ca.certificate());
+        assertThat((X509Certificate[]) entry.chain()).containsExactly(ec, ca.certificate());
         assertThat(registry.byAlias(entry.alias())).isSameAs(entry);
         assertThat(registry.select("www.example.test", "DH_RSA")).isNull();
+    }
+
+    @Test
+    void chainsKeepEncodingsAndShareOneObjectPerIssuer() throws Exception {
+        X509Certificate first = write("a.pem", KeyType.EC_P256, "a.example.test");
+        X509Certificate second = write("b.pem", KeyType.RSA_2048, "b.example.test");
+        CertificateRegistry registry = CertificateRegistry.load(dir, "a.pem");
+
+        CertificateEntry a = registry.select("a.example.test", "EC");
+        CertificateEntry b = registry.select("b.example.test", "RSA");
+        assertThat(a.leaf().getEncoded()).isEqualTo(first.getEncoded());
+        assertThat(b.leaf().getEncoded()).isEqualTo(second.getEncoded());
+        assertThat(a.chain()[1]).isSameAs(b.chain()[1]).isEqualTo(ca.certificate());
+        assertThat(a.chain()[1].keyId()).isNull();
+        assertThat(b.keyId()).isEqualTo(KeyIds.keyId(second.getPublicKey()));
+        assertThat(a.file()).isEqualTo("a.pem");
     }
 
     @Test
