@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -27,7 +28,13 @@ import java.util.concurrent.TimeUnit;
 public final class FileWatcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FileWatcher.class);
 
+    /** Poll time over total time, inverted: the watcher sleeps this many times as long as a poll takes. */
+    private static final long IDLE_SHARE = 10;
+    /** Stands for the fingerprint of a directory that could not be listed. */
+    private static final long UNLISTABLE = 0x5a17ab1eL;
+
     private final ScheduledExecutorService timer;
+    private final long intervalMillis;
     private final List<Group> groups = new ArrayList<>();
 
     public FileWatcher(Duration interval) {
@@ -36,8 +43,35 @@ public final class FileWatcher implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        long millis = Math.max(50, interval.toMillis());
-        timer.scheduleWithFixedDelay(this::poll, millis, millis, TimeUnit.MILLISECONDS);
+        intervalMillis = Math.max(50, interval.toMillis());
+        schedule(intervalMillis);
+    }
+
+    /**
+     * The wait before the next poll: the interval asked, or {@value #IDLE_SHARE} times as long as the last poll
+     * took if that is longer. Why: a directory of a million certificates takes seconds to list and examine, and
+     * polled back to back that would be a core spent watching; this way the watcher uses at most about a tenth
+     * of one, and notices a change later on such a directory rather than never.
+     */
+    static long nextDelayMillis(long intervalMillis, long pollMillis) {
+        return Math.max(intervalMillis, IDLE_SHARE * pollMillis);
+    }
+
+    private void schedule(long delayMillis) {
+        try {
+            timer.schedule(this::pollThenSchedule, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closed) {
+            // closed meanwhile: no more polls
+        }
+    }
+
+    private void pollThenSchedule() {
+        long start = System.nanoTime();
+        try {
+            poll();
+        } finally {
+            schedule(nextDelayMillis(intervalMillis, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
+        }
     }
 
     /** Runs {@code reload} (on the watcher thread) whenever one of {@code files} changes. */
@@ -69,8 +103,8 @@ public final class FileWatcher implements AutoCloseable {
 
     private synchronized void poll() {
         for (Group group : groups) {
-            String now = fingerprint(group.listing);
-            if (now.equals(group.lastSeen)) {
+            long now = fingerprint(group.listing);
+            if (now == group.lastSeen) {
                 continue;
             }
             group.lastSeen = now;
@@ -89,24 +123,37 @@ public final class FileWatcher implements AutoCloseable {
         return message.strip().replaceAll("\\s*\\R\\s*", "; ");
     }
 
-    private static String fingerprint(Listing listing) {
+    /**
+     * A 64-bit digest of the listing: each file's name, modification time, size and identity (device and inode),
+     * in order. A digest rather than the text of all that: a million files would make each poll build, and the
+     * watcher keep, a string of a hundred megabytes.
+     */
+    static long fingerprint(Listing listing) {
         List<Path> files;
         try {
             files = listing.files();
         } catch (IOException e) {
-            return "unlistable";
+            return UNLISTABLE;
         }
-        StringBuilder sb = new StringBuilder();
+        long digest = files.size();
         for (Path file : files) {
+            digest = mix(digest, file.toString().hashCode());
             try {
                 BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-                sb.append(file).append('/').append(a.lastModifiedTime().toMillis()).append('/').append(a.size()).append('/')
-                        .append(Objects.toString(a.fileKey())).append(';');
+                digest = mix(digest, a.lastModifiedTime().toMillis());
+                digest = mix(digest, a.size());
+                digest = mix(digest, Objects.hashCode(a.fileKey()));
             } catch (IOException e) {
-                sb.append("missing;");
+                digest = mix(digest, -1); // missing: listed, then gone
             }
         }
-        return sb.toString();
+        return digest;
+    }
+
+    /** Folds {@code value} into {@code digest} so that every bit of either moves about half of the result's. */
+    private static long mix(long digest, long value) {
+        long h = (digest ^ value) * 0x9E3779B97F4A7C15L;
+        return h ^ (h >>> 29);
     }
 
     @Override
@@ -118,9 +165,9 @@ public final class FileWatcher implements AutoCloseable {
         final String what;
         final Listing listing;
         final ReloadAction reload;
-        String lastSeen;
+        long lastSeen;
 
-        Group(String what, Listing listing, ReloadAction reload, String lastSeen) {
+        Group(String what, Listing listing, ReloadAction reload, long lastSeen) {
             this.what = what;
             this.listing = listing;
             this.reload = reload;
