@@ -137,7 +137,9 @@ public final class HandshakeWarmup {
         }
         window.tryAcquire(IN_FLIGHT, 10, TimeUnit.SECONDS); // the last ones finished before the listener closes
         if (failed.get() > 0 && failingInARow.get() < FAILURES_IN_A_ROW) {
-            log.warn("warm-up: {} of its handshakes failed, the last with {}", failed.get(), lastFailure.get());
+            // The failure as text: passed as the last argument, a Throwable would be taken for the line's stack trace
+            log.warn("warm-up: {} of its handshakes failed, the last with {}", failed.get(),
+                    String.valueOf(lastFailure.get()));
         }
         return new Outcome(done.get(), failed.get(), ending);
     }

@@ -98,7 +98,7 @@ final class HandshakeAttempt extends ChannelInboundHandlerAdapter implements Cha
         if (client.requestPath() != null) {
             stage = Stage.RESPONSE;
             timer = ctx.executor().schedule(this, client.timeoutMillis(), TimeUnit.MILLISECONDS);
-            ctx.writeAndFlush(client.newRequest(), ctx.voidPromise());
+            ctx.writeAndFlush(client.newRequest(tls.engine().getPeerHost()), ctx.voidPromise());
         } else {
             finish(null);
         }

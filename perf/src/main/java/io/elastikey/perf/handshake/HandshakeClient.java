@@ -2,6 +2,8 @@
 package io.elastikey.perf.handshake;
 
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -32,7 +34,8 @@ final class HandshakeClient implements AutoCloseable {
 
     private final HandshakeTls tls;
     private final InetSocketAddress target;
-    private final String serverName;
+    /** Offered one per connection, drawn at random when there are several. */
+    private final List<String> serverNames;
     private final String requestPath;
     private final int timeoutMillis;
     private final EventLoopGroup group;
@@ -44,11 +47,11 @@ final class HandshakeClient implements AutoCloseable {
      * @param timeoutMillis for the TCP connect, the handshake and the GET, each
      * @param threads       event loops
      */
-    HandshakeClient(HandshakeTls tls, InetSocketAddress target, String serverName, String requestPath,
+    HandshakeClient(HandshakeTls tls, InetSocketAddress target, List<String> serverNames, String requestPath,
                     int timeoutMillis, int threads) {
         this.tls = tls;
         this.target = target;
-        this.serverName = serverName;
+        this.serverNames = List.copyOf(serverNames);
         this.requestPath = requestPath;
         this.timeoutMillis = timeoutMillis;
         this.group = Transports.newGroup(threads, true, "handshake-client");
@@ -80,13 +83,17 @@ final class HandshakeClient implements AutoCloseable {
         open.decrementAndGet();
     }
 
+    /** A handler for a new connection, offering one of the server names. */
     SslHandler newSslHandler(ByteBufAllocator alloc) {
+        String serverName = serverNames.size() == 1 ? serverNames.get(0)
+                : serverNames.get(ThreadLocalRandom.current().nextInt(serverNames.size()));
         SslHandler handler = tls.context().newHandler(alloc, serverName, target.getPort());
         handler.setHandshakeTimeoutMillis(timeoutMillis);
         return handler;
     }
 
-    FullHttpRequest newRequest() {
+    /** The GET of a connection whose handshake offered {@code serverName}. */
+    FullHttpRequest newRequest(String serverName) {
         FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, requestPath);
         request.headers()
                 .set(HttpHeaderNames.HOST, target.getPort() == 443 ? serverName : serverName + ":" + target.getPort())

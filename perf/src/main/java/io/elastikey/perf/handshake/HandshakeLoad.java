@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -50,7 +51,8 @@ public final class HandshakeLoad implements AutoCloseable {
     public static HandshakeLoad open(InetSocketAddress target, String serverName, Path caBundle, String requestPath,
                                      int timeoutMillis, int threads) throws IOException {
         HandshakeTls tls = HandshakeTls.build(HandshakeTls.TLS_1_3, null, caBundle, false, 256);
-        HandshakeClient client = new HandshakeClient(tls, target, serverName, requestPath, timeoutMillis, threads);
+        HandshakeClient client = new HandshakeClient(tls, target, List.of(serverName), requestPath, timeoutMillis,
+                threads);
         String description = String.format("new connection, full TLS 1.3 handshake%s, close; client %s, %s",
                 requestPath != null ? " and GET " + requestPath : "", tls.description(), client.transport());
         return new HandshakeLoad(client, description);

@@ -8,13 +8,18 @@ package io.elastikey.perf.handshake;
 import io.elastikey.perf.report.MeasurementOptions;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.elastikey.perf.ski.LoadStats;
 import io.elastikey.perf.ski.OptionConverters;
@@ -56,6 +61,12 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
     @Option(names = "--server-name", paramLabel = "NAME",
             description = "Name for SNI and the certificate check (default: the target's host).")
     String serverName;
+
+    @Option(names = "--server-names", paramLabel = "FILE",
+            description = "Names, one per line: each connection offers one drawn at random (for SNI, the "
+                    + "certificate check and Host), as the clients of an edge with many certificates do. Instead "
+                    + "of --server-name.")
+    Path serverNamesFile;
 
     @Option(names = "--ca", paramLabel = "FILE",
             description = "CA certificates (PEM) the server's chain must end at; or --insecure.")
@@ -108,6 +119,7 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
 
     private PrintStream out = System.out;
     private HandshakeReport report;
+    private List<String> serverNames;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new HandshakeLoadGenerator()).execute(args));
@@ -129,9 +141,10 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
         validate();
         HandshakeTls tls;
         try {
+            serverNames = serverNames();
             tls = HandshakeTls.build(protocol(), cipher, caBundle, resume, Math.max(256, 4 * concurrency));
         } catch (IOException | IllegalArgumentException e) {
-            out.println(e.getMessage()); // an unreadable CA bundle, or a cipher the provider lacks
+            out.println(e.getMessage()); // an unreadable names file or CA bundle, or a cipher the provider lacks
             return 2;
         }
         HandshakeReport result = run(tls);
@@ -141,6 +154,7 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
     /** Checks option values together; a bad one is a usage error (exit status 2). */
     void validate() {
         require(caBundle != null ^ insecure, "give either --ca FILE or --insecure");
+        require(serverName == null || serverNamesFile == null, "give --server-name or --server-names, not both");
         require(tlsVersion.equals("1.3") || tlsVersion.equals("1.2"), "--tls must be 1.3 or 1.2");
         require(cipher == null || tlsVersion.equals("1.2"),
                 "--cipher needs --tls 1.2: BoringSSL chooses the TLS 1.3 cipher suite itself");
@@ -160,10 +174,12 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
     /** Runs the load and prints (and perhaps saves) the report; null when priming failed. */
     HandshakeReport run(HandshakeTls tls) throws Exception {
         InetSocketAddress address = targetAddress();
-        String name = serverName != null ? serverName : address.getHostString();
+        String name = serverNames.size() == 1 ? serverNames.get(0)
+                : String.format("one of %,d from %s", serverNames.size(), serverNamesFile);
         int threads = eventLoopThreads > 0 ? eventLoopThreads : Runtime.getRuntime().availableProcessors();
         LoadStats stats = new LoadStats();
-        try (HandshakeClient client = new HandshakeClient(tls, address, name, requestPath, timeoutMillis, threads)) {
+        try (HandshakeClient client = new HandshakeClient(tls, address, serverNames, requestPath, timeoutMillis,
+                threads)) {
             HandshakeRun run = new HandshakeRun(client, stats);
             int primed = resume ? primingCount(tls) : 0;
             if (primed > 0) {
@@ -195,6 +211,23 @@ public final class HandshakeLoadGenerator implements Callable<Integer> {
             measurement.saveIfAsked(report::save, out);
             return report;
         }
+    }
+
+    /** The names connections offer: the file's (blank lines and {@code #} comments left out), or the one name. */
+    private List<String> serverNames() throws IOException {
+        if (serverNamesFile == null) {
+            return List.of(serverName != null ? serverName : targetAddress().getHostString());
+        }
+        List<String> names;
+        try (Stream<String> lines = Files.lines(serverNamesFile, StandardCharsets.UTF_8)) {
+            names = lines.map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        } catch (IOException | UncheckedIOException e) {
+            throw new IOException("cannot read --server-names " + serverNamesFile + ": " + e.getMessage(), e);
+        }
+        if (names.isEmpty()) {
+            throw new IOException("--server-names " + serverNamesFile + " names no server");
+        }
+        return names;
     }
 
     /**

@@ -150,6 +150,20 @@ class HandshakeLoadGeneratorTest {
     }
 
     @Test
+    void aNamesFileSpreadsConnectionsOverItsNamesEachWithItsOwnHost() throws Exception {
+        Path names = Files.writeString(directory.resolve("names.txt"), "# edge names\na.test\n\n b.test \nc.test\n");
+        int status = run(List.of("--insecure"), "--server-names", names.toString(), "--request", "/ok",
+                "--concurrency", "4", "--duration", "1500ms", "--warmup", "0");
+
+        assertThat(status).as(text()).isZero();
+        assertThat(report.errors()).isEmpty();
+        int port = server.port();
+        assertThat(server.namesAndHosts()).containsExactlyInAnyOrder("a.test a.test:" + port,
+                "b.test b.test:" + port, "c.test c.test:" + port);
+        assertThat(text()).contains("server name one of 3 from " + names);
+    }
+
+    @Test
     void primingThatFailsEndsTheRunAtOnce() {
         int status = run(List.of("--ca", otherPki.directory().resolve(DevPki.CA_CERTIFICATE).toString()),
                 "--resume", "--tls", "1.2", "--concurrency", "2", "--duration", "10");
@@ -179,9 +193,13 @@ class HandshakeLoadGeneratorTest {
         assertThat(run("--request", "ok")).isEqualTo(2);
         assertThat(run("--resume")).as("TLS 1.3 tickets come with a response").isEqualTo(2);
         assertThat(run("--tls", "1.2", "--cipher", "NO_SUCH_CIPHER")).isEqualTo(2);
+        assertThat(run("--server-name", "a.test", "--server-names", "names.txt")).as("both").isEqualTo(2);
+        assertThat(run(List.of("--insecure"), "--server-names", directory.resolve("none.txt").toString()))
+                .as("a names file that is not there").isEqualTo(2);
         assertThat(text()).contains("give either --ca FILE or --insecure").contains("--cipher needs --tls 1.2")
                 .contains("--resume with --tls 1.3 needs --request PATH")
-                .contains("NO_SUCH_CIPHER");
+                .contains("NO_SUCH_CIPHER").contains("give --server-name or --server-names, not both")
+                .contains("cannot read --server-names " + directory.resolve("none.txt"));
     }
 
     private int run(String... options) {
@@ -193,7 +211,7 @@ class HandshakeLoadGeneratorTest {
         if (!args.contains("--target")) {
             args.addAll(List.of("--target", "127.0.0.1:" + server.port()));
         }
-        if (!args.contains("--server-name")) {
+        if (!args.contains("--server-name") && !args.contains("--server-names")) {
             args.addAll(List.of("--server-name", "localhost"));
         }
         args.addAll(trust);

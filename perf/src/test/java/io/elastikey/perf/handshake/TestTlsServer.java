@@ -4,8 +4,12 @@ package io.elastikey.perf.handshake;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.ExtendedSSLSession;
+import javax.net.ssl.SNIHostName;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -40,6 +44,7 @@ final class TestTlsServer implements AutoCloseable {
     private final NioEventLoopGroup group = new NioEventLoopGroup(1);
     private final AtomicInteger full = new AtomicInteger();
     private final AtomicInteger resumed = new AtomicInteger();
+    private final Set<String> namesAndHosts = ConcurrentHashMap.newKeySet();
     private final Channel listener;
 
     TestTlsServer(SslContext context) throws InterruptedException {
@@ -64,6 +69,11 @@ final class TestTlsServer implements AutoCloseable {
 
     int resumedHandshakes() {
         return resumed.get();
+    }
+
+    /** Each request's connection's SNI name and its Host header, as {@code "name host"}. */
+    Set<String> namesAndHosts() {
+        return namesAndHosts;
     }
 
     @Override
@@ -94,9 +104,13 @@ final class TestTlsServer implements AutoCloseable {
         }
     }
 
-    private static final class Responder extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private final class Responder extends SimpleChannelInboundHandler<FullHttpRequest> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            ExtendedSSLSession session = (ExtendedSSLSession) ctx.pipeline().get(SslHandler.class).engine().getSession();
+            String sni = session.getRequestedServerNames().isEmpty() ? "-"
+                    : ((SNIHostName) session.getRequestedServerNames().get(0)).getAsciiName();
+            namesAndHosts.add(sni + " " + request.headers().get(HttpHeaderNames.HOST));
             boolean ok = request.uri().equals("/ok");
             FullHttpResponse response = new DefaultFullHttpResponse(request.protocolVersion(),
                     ok ? HttpResponseStatus.OK : HttpResponseStatus.NOT_FOUND,
