@@ -11,9 +11,11 @@ import java.util.List;
  * @param names    the DNS names the leaf covers (wildcards as {@code *.example.com}), lower case
  * @param chain    leaf first, then its issuers (an issuer shared by many chains is one object)
  * @param file     the name of the file it was read from
+ * @param stamp    the file's {@link io.elastikey.protocol.config.FileStamp} when it was read: a reload reuses this
+ *                 entry while the file's stamp is the same
  */
 public record CertificateEntry(String alias, String keyType, List<String> names, EncodedCertificate[] chain,
-                               String file) {
+                               String file, long stamp) {
 
     public EncodedCertificate leaf() {
         return chain[0];

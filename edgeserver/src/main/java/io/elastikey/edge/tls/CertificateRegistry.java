@@ -1,5 +1,6 @@
 package io.elastikey.edge.tls;
 
+import io.elastikey.protocol.config.FileStamp;
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.pki.Pem;
 import org.slf4j.Logger;
@@ -48,9 +49,11 @@ public final class CertificateRegistry {
     private final Map<String, CertificateEntry> byAlias;
     private final List<CertificateEntry> entries;
     private final List<CertificateEntry> defaults;
+    private final int filesRead;
     private final int rejected;
 
-    private CertificateRegistry(List<CertificateEntry> entries, List<CertificateEntry> defaults, int rejected) {
+    private CertificateRegistry(List<CertificateEntry> entries, List<CertificateEntry> defaults, int filesRead,
+                                int rejected) {
         this.byName = new HashMap<>();
         this.byAlias = new HashMap<>();
         this.entries = List.copyOf(entries);
@@ -65,6 +68,7 @@ public final class CertificateRegistry {
             }
         }
         this.defaults = List.copyOf(defaults);
+        this.filesRead = filesRead;
         this.rejected = rejected;
     }
 
@@ -75,16 +79,43 @@ public final class CertificateRegistry {
      * @throws IOException when the directory cannot be listed or no file in it is usable
      */
     public static CertificateRegistry load(Path directory, String defaultFile) throws IOException {
+        return readDirectory(directory, defaultFile, Map.of());
+    }
+
+    /**
+     * Reads {@code directory} again, keeping {@code previous}'s entry for every file whose stamp (time, size, inode)
+     * is the one it was read with: adding a certificate to a directory of a million reads one file, not a million.
+     */
+    public static CertificateRegistry reload(Path directory, String defaultFile, CertificateRegistry previous)
+            throws IOException {
+        Map<String, CertificateEntry> byFile = new HashMap<>(previous.entries.size() * 4 / 3 + 1);
+        for (CertificateEntry entry : previous.entries) {
+            byFile.put(entry.file(), entry);
+        }
+        return readDirectory(directory, defaultFile, byFile);
+    }
+
+    private static CertificateRegistry readDirectory(Path directory, String defaultFile,
+                                                     Map<String, CertificateEntry> known) throws IOException {
         List<Path> files = files(directory);
         List<CertificateEntry> entries = new ArrayList<>(files.size());
         Map<ByteBuffer, EncodedCertificate> issuers = new HashMap<>();
+        int read = 0;
         int rejected = 0;
         for (Path file : files) {
-            try {
-                entries.add(read(file, issuers));
-            } catch (IOException | CertificateException | IllegalArgumentException e) {
-                rejected++;
-                log.error("certificate file {} skipped: {}", file, e.getMessage());
+            long stamp = FileStamp.of(file);
+            CertificateEntry unchanged = known.get(file.getFileName().toString());
+            if (unchanged != null && unchanged.stamp() == stamp && stamp != FileStamp.MISSING) {
+                entries.add(unchanged);
+                shareIssuers(unchanged, issuers);
+            } else {
+                read++;
+                try {
+                    entries.add(readFile(file, stamp, issuers));
+                } catch (IOException | CertificateException | IllegalArgumentException e) {
+                    rejected++;
+                    log.error("certificate file {} skipped: {}", file, e.getMessage());
+                }
             }
             int done = entries.size() + rejected;
             if (done % PROGRESS_EVERY == 0 && done < files.size()) {
@@ -96,7 +127,16 @@ public final class CertificateRegistry {
                     + " file(s) read; each must be a PEM chain, leaf first, without a private key)");
         }
         List<CertificateEntry> defaults = entries.stream().filter(e -> e.file().equals(defaultFile)).toList();
-        return new CertificateRegistry(entries, defaults.isEmpty() ? List.of(entries.get(0)) : defaults, rejected);
+        return new CertificateRegistry(entries, defaults.isEmpty() ? List.of(entries.get(0)) : defaults, read,
+                rejected);
+    }
+
+    /** Makes {@code entry}'s issuers the ones new chains with the same issuers share. */
+    private static void shareIssuers(CertificateEntry entry, Map<ByteBuffer, EncodedCertificate> issuers) {
+        EncodedCertificate[] chain = entry.chain();
+        for (int i = 1; i < chain.length; i++) {
+            issuers.putIfAbsent(ByteBuffer.wrap(chain[i].der()), chain[i]);
+        }
     }
 
     /** The files a load would read, sorted by name: also what the reload watcher polls. */
@@ -112,10 +152,10 @@ public final class CertificateRegistry {
     }
 
     /**
-     * The chain in {@code file}, kept as encodings; an issuer already in {@code issuers} (by encoding) is that
+     * The chain in {@code file} (whose stamp was {@code stamp} before it was read), kept as encodings; an issuer already in {@code issuers} (by encoding) is that
      * object, so a million leaves of one CA hold one copy of it.
      */
-    static CertificateEntry read(Path file, Map<ByteBuffer, EncodedCertificate> issuers)
+    static CertificateEntry readFile(Path file, long stamp, Map<ByteBuffer, EncodedCertificate> issuers)
             throws IOException, CertificateException {
         String text = Files.readString(file, StandardCharsets.US_ASCII);
         if (text.contains("PRIVATE KEY-----")) {
@@ -139,7 +179,7 @@ public final class CertificateRegistry {
             encoded[i] = issuers.computeIfAbsent(ByteBuffer.wrap(issuer.der()), d -> issuer);
         }
         return new CertificateEntry(KeyIds.hex(KeyIds.certificateSha1(leaf)), keyType, names, encoded,
-                file.getFileName().toString());
+                file.getFileName().toString(), stamp);
     }
 
     private static String keyType(X509Certificate leaf) {
@@ -218,6 +258,11 @@ public final class CertificateRegistry {
 
     public int size() {
         return byAlias.size();
+    }
+
+    /** How many files were read to make this registry: on a reload, only the new and changed ones. */
+    public int filesRead() {
+        return filesRead;
     }
 
     /** How many files in the directory could not be used. */

@@ -90,15 +90,20 @@ public final class EdgeTls implements AutoCloseable {
         return registry;
     }
 
-    /** Rereads the certificate directory and swaps in a new context; on failure the old one stays. */
+    /**
+     * Rereads the certificate directory (the files that changed since the last read) and swaps in a new context; on
+     * failure the old one stays.
+     */
     public synchronized void reload() throws IOException {
-        CertificateRegistry next = CertificateRegistry.load(config.certificates(), config.defaultCertificate());
+        CertificateRegistry next = registry == null
+                ? CertificateRegistry.load(config.certificates(), config.defaultCertificate())
+                : CertificateRegistry.reload(config.certificates(), config.defaultCertificate(), registry);
         SslContext built = build(next);
         tickets.applyTo(built);
         registry = next;
         context = built;
-        log.info("serving {} certificate chain(s) from {}{}", next.size(), config.certificates(),
-                next.rejected() == 0 ? "" : " (" + next.rejected() + " file(s) skipped, see above)");
+        log.info("serving {} certificate chain(s) from {} ({} file(s) read{})", next.size(), config.certificates(),
+                next.filesRead(), next.rejected() == 0 ? "" : ", " + next.rejected() + " skipped, see above");
     }
 
     /** Makes the deployment's keys this edge's ticket keys. */

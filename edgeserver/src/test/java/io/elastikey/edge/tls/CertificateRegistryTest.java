@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.KeyPair;
 import java.security.cert.X509Certificate;
 import java.util.List;
@@ -71,6 +72,32 @@ class CertificateRegistryTest {
         assertThat(a.chain()[1].keyId()).isNull();
         assertThat(b.keyId()).isEqualTo(KeyIds.keyId(second.getPublicKey()));
         assertThat(a.file()).isEqualTo("a.pem");
+    }
+
+    @Test
+    void aReloadReadsOnlyTheFilesThatChanged() throws Exception {
+        write("a.pem", KeyType.EC_P256, "a.example.test");
+        write("b.pem", KeyType.EC_P256, "b.example.test");
+        write("c.pem", KeyType.EC_P256, "c.example.test");
+        CertificateRegistry first = CertificateRegistry.load(dir, "a.pem");
+        assertThat(first.filesRead()).isEqualTo(3);
+
+        X509Certificate renewed = write("b.next", KeyType.EC_P256, "b.example.test"); // a new key, renamed over
+        Files.move(dir.resolve("b.next"), dir.resolve("b.pem"), StandardCopyOption.REPLACE_EXISTING);
+        write("d.pem", KeyType.EC_P256, "d.example.test");
+        Files.delete(dir.resolve("c.pem"));
+        CertificateRegistry second = CertificateRegistry.reload(dir, "a.pem", first);
+
+        assertThat(second.filesRead()).isEqualTo(2);
+        assertThat(second.select("a.example.test", "EC")).isSameAs(first.select("a.example.test", "EC"));
+        assertThat(second.select("b.example.test", "EC").leaf()).isEqualTo(renewed);
+        assertThat(second.select("b.example.test", "EC").keyId()).isEqualTo(KeyIds.keyId(renewed.getPublicKey()));
+        assertThat(second.select("c.example.test", "EC").names()).as("gone: the default").containsExactly(
+                "a.example.test");
+        assertThat(second.select("d.example.test", "EC").names()).containsExactly("d.example.test");
+        assertThat(second.select("d.example.test", "EC").chain()[1]).as("the issuer still shared")
+                .isSameAs(second.select("a.example.test", "EC").chain()[1]);
+        assertThat(CertificateRegistry.reload(dir, "a.pem", second).filesRead()).isZero();
     }
 
     @Test

@@ -4,13 +4,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -137,23 +134,10 @@ public final class FileWatcher implements AutoCloseable {
         }
         long digest = files.size();
         for (Path file : files) {
-            digest = mix(digest, file.toString().hashCode());
-            try {
-                BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-                digest = mix(digest, a.lastModifiedTime().toMillis());
-                digest = mix(digest, a.size());
-                digest = mix(digest, Objects.hashCode(a.fileKey()));
-            } catch (IOException e) {
-                digest = mix(digest, -1); // missing: listed, then gone
-            }
+            digest = FileStamp.mix(digest, file.toString().hashCode());
+            digest = FileStamp.mix(digest, FileStamp.of(file));
         }
         return digest;
-    }
-
-    /** Folds {@code value} into {@code digest} so that every bit of either moves about half of the result's. */
-    private static long mix(long digest, long value) {
-        long h = (digest ^ value) * 0x9E3779B97F4A7C15L;
-        return h ^ (h >>> 29);
     }
 
     @Override
