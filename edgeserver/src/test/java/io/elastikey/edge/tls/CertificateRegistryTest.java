@@ -141,12 +141,13 @@ class CertificateRegistryTest {
         Files.writeString(dir.resolve("garbage.crt"), "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
         Files.writeString(dir.resolve("notes.txt"), "not a certificate file, not read");
         Files.writeString(dir.resolve(".good.pem.partial"), "being written");
+        Files.createDirectory(dir.resolve("a-directory.pem"));
 
         CertificateRegistry registry = CertificateRegistry.load(dir, "good.pem");
         assertThat(registry.size()).isEqualTo(1);
-        assertThat(registry.rejected()).isEqualTo(2);
+        assertThat(registry.rejected()).isEqualTo(3);
         assertThat(CertificateRegistry.files(dir)).extracting(p -> p.getFileName().toString())
-                .containsExactly("garbage.crt", "good.pem", "with-key.pem");
+                .containsExactly("a-directory.pem", "garbage.crt", "good.pem", "with-key.pem");
     }
 
     @Test
