@@ -4,6 +4,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,13 +47,14 @@ public final class FileWatcher implements AutoCloseable {
     }
 
     /**
-     * The wait before the next poll: the interval asked, or {@value #IDLE_SHARE} times as long as the last poll
-     * took if that is longer. Why: a directory of a million certificates takes seconds to list and examine, and
-     * polled back to back that would be a core spent watching; this way the watcher uses at most about a tenth
-     * of one, and notices a change later on such a directory rather than never.
+     * The wait before the next poll: the interval asked, or {@value #IDLE_SHARE} times the CPU time the last poll
+     * took if that is longer. Why: a directory of a million certificates takes seconds of CPU to list and examine,
+     * and polled back to back that would be a core spent watching; this way the watcher uses at most about a tenth
+     * of one, and notices a change later on such a directory rather than never. CPU time, not elapsed time: on a
+     * busy machine a poll waits for a core too, and that waiting costs nothing.
      */
-    static long nextDelayMillis(long intervalMillis, long pollMillis) {
-        return Math.max(intervalMillis, IDLE_SHARE * pollMillis);
+    static long nextDelayMillis(long intervalMillis, long pollCpuMillis) {
+        return Math.max(intervalMillis, IDLE_SHARE * pollCpuMillis);
     }
 
     private void schedule(long delayMillis) {
@@ -63,12 +66,18 @@ public final class FileWatcher implements AutoCloseable {
     }
 
     private void pollThenSchedule() {
-        long start = System.nanoTime();
+        long start = cpuNanos();
         try {
             poll();
         } finally {
-            schedule(nextDelayMillis(intervalMillis, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)));
+            schedule(nextDelayMillis(intervalMillis, TimeUnit.NANOSECONDS.toMillis(cpuNanos() - start)));
         }
+    }
+
+    /** The watcher thread's CPU time, user and system; elapsed time where the JVM cannot measure it. */
+    private static long cpuNanos() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : System.nanoTime();
     }
 
     /** Runs {@code reload} (on the watcher thread) whenever one of {@code files} changes. */
