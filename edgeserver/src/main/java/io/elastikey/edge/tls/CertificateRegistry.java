@@ -156,8 +156,8 @@ public final class CertificateRegistry {
     }
 
     /**
-     * The chain in {@code file} (whose stamp was {@code stamp} before it was read), kept as encodings; an issuer already in {@code issuers} (by encoding) is that
-     * object, so a million leaves of one CA hold one copy of it.
+     * The chain in {@code file} (whose stamp was {@code stamp} before it was read), kept as encodings; an issuer
+     * already in {@code issuers} (by encoding) is that object, so a million leaves of one CA hold one copy of it.
      */
     static CertificateEntry readFile(Path file, long stamp, Map<ByteBuffer, EncodedCertificate> issuers)
             throws IOException, CertificateException {

@@ -107,7 +107,8 @@ final class TestTlsServer implements AutoCloseable {
     private final class Responder extends SimpleChannelInboundHandler<FullHttpRequest> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-            ExtendedSSLSession session = (ExtendedSSLSession) ctx.pipeline().get(SslHandler.class).engine().getSession();
+            ExtendedSSLSession session =
+                    (ExtendedSSLSession) ctx.pipeline().get(SslHandler.class).engine().getSession();
             String sni = session.getRequestedServerNames().isEmpty() ? "-"
                     : ((SNIHostName) session.getRequestedServerNames().get(0)).getAsciiName();
             namesAndHosts.add(sni + " " + request.headers().get(HttpHeaderNames.HOST));
