@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -60,7 +61,7 @@ final class ExportPublicCommand extends KeysSubcommand {
                     : Files.newBufferedWriter(outFile, StandardCharsets.US_ASCII)) {
                 BufferedWriter pem = new BufferedWriter(writer, 1 << 16);
                 if (identifiers.isEmpty()) {
-                    keys.forEachCertificatePem(chain, (keyId, text) -> {
+                    forEachCertificate(keys, (keyId, text) -> {
                         write(pem, text);
                         exported[0]++;
                     });
@@ -84,6 +85,24 @@ final class ExportPublicCommand extends KeysSubcommand {
         return 0;
     }
 
+    /**
+     * Visits every stored certificate with a progress display counted in keys (a key's certificates come together,
+     * and count as one step): a million take a minute or more.
+     */
+    private void forEachCertificate(KeyRepository keys, BiConsumer<String, String> visitor) {
+        Progress progress = progress().start(System.err, "exporting", keys.count(), "keys");
+        String[] previous = {null};
+        long[] done = {0};
+        keys.forEachCertificatePem(chain, (keyId, text) -> {
+            if (!keyId.equals(previous[0])) {
+                previous[0] = keyId;
+                progress.update(++done[0]);
+            }
+            visitor.accept(keyId, text);
+        });
+        progress.finish(done[0]);
+    }
+
     private int exportToDirectory() throws IOException {
         Files.createDirectories(outDir);
         long[] exported = {0};
@@ -91,7 +110,7 @@ final class ExportPublicCommand extends KeysSubcommand {
             KeyRepository keys = lease.keys();
             String[] previous = {null};
             int[] sameKey = {0};
-            keys.forEachCertificatePem(chain, (keyId, text) -> {
+            forEachCertificate(keys, (keyId, text) -> {
                 sameKey[0] = keyId.equals(previous[0]) ? sameKey[0] + 1 : 1;
                 previous[0] = keyId;
                 String name = keyId + (sameKey[0] == 1 ? "" : "-" + sameKey[0]) + ".pem";

@@ -48,9 +48,13 @@ class KeysCommandTest {
     }
 
     Result keys(String... args) {
+        return keys(Progress.NONE, args);
+    }
+
+    Result keys(Progress.Factory progress, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = KeysCommand.commandLine(Progress.NONE);
+        CommandLine cl = KeysCommand.commandLine(progress);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         List<String> all = new ArrayList<>(List.of(args));
@@ -215,6 +219,24 @@ class KeysCommandTest {
         assertThat(keys("export-public", "--chain", keyId).out()).containsOnlyOnce("BEGIN CERTIFICATE-----\n"
                 + Pem.writeCertificate(one).lines().skip(1).findFirst().orElseThrow());
         assertThat(Pem.readCertificates(keys("export-public", "--chain", keyId).out())).hasSize(2);
+
+        List<String> progress = new ArrayList<>();
+        Progress.Factory recording = (stream, label, total, unit) -> {
+            progress.add("start " + label + " " + total + " " + unit);
+            return new Progress() {
+                @Override
+                public void update(long done) {
+                    progress.add("update " + done);
+                }
+
+                @Override
+                public void finish(long done) {
+                    progress.add("finish " + done);
+                }
+            };
+        };
+        assertThat(keys(recording, "export-public", "--out", exported.toString()).code()).isZero();
+        assertThat(progress).hasSize(27).startsWith("start exporting 25 keys", "update 1").endsWith("finish 25");
 
         Path edgeCertificates = tmp.resolve("edge-certs");
         assertThat(keys("export-public", "--chain", "--out-dir", edgeCertificates.toString()).out())
