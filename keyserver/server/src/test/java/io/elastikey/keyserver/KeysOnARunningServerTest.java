@@ -16,6 +16,7 @@ import io.elastikey.keyserver.audit.AuditTesting;
 import io.elastikey.keyserver.KeyServerFixture.TestKey;
 import io.elastikey.keyserver.cli.KeysCommand;
 import io.elastikey.keyserver.cli.Progress;
+import io.elastikey.keyserver.cli.RecordingProgress;
 import io.elastikey.protocol.pki.IssuedCertificate;
 import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.pki.KeyType;
@@ -46,7 +47,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -123,14 +123,14 @@ class KeysOnARunningServerTest {
         byte[] content = "a handshake's transcript".getBytes(StandardCharsets.UTF_8);
         assertThat(sign(added.certificate().getPublicKey(), content).statusCode()).isEqualTo(404);
 
-        List<String> progress = new CopyOnWriteArrayList<>();
-        Result imported = keys(recording(progress), "import", relative(tmp.resolve("added.key")),
+        RecordingProgress progress = new RecordingProgress();
+        Result imported = keys(progress, "import", relative(tmp.resolve("added.key")),
                 relative(tmp.resolve("added.pem")), "--tag", "late");
 
         assertThat(imported.code()).as(imported.err()).isZero();
         assertThat(imported.out()).contains("imported 1 keys (1 certificates) from 2 files; the store holds 2 keys")
                 .contains("the running key server serves them now (1 of 1 cached at once)");
-        assertThat(progress).containsExactly("start importing 1 keys", "finish 1");
+        assertThat(progress.startsAndFinishes()).containsExactly("start importing 1 keys", "finish 1");
         HttpResponse<String> answer = sign(added.certificate().getPublicKey(), content);
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
         assertThat(verifies(added.certificate().getPublicKey(), content, answer)).isTrue();
@@ -404,21 +404,5 @@ class KeysOnARunningServerTest {
                 }
             }
         }
-    }
-
-    private static Progress.Factory recording(List<String> events) {
-        return (out, label, total, unit) -> {
-            events.add("start " + label + " " + total + " " + unit);
-            return new Progress() {
-                @Override
-                public void update(long done) {
-                }
-
-                @Override
-                public void finish(long done) {
-                    events.add("finish " + done);
-                }
-            };
-        };
     }
 }

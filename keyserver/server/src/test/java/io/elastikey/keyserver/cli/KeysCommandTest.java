@@ -220,23 +220,10 @@ class KeysCommandTest {
                 + Pem.writeCertificate(one).lines().skip(1).findFirst().orElseThrow());
         assertThat(Pem.readCertificates(keys("export-public", "--chain", keyId).out())).hasSize(2);
 
-        List<String> progress = new ArrayList<>();
-        Progress.Factory recording = (stream, label, total, unit) -> {
-            progress.add("start " + label + " " + total + " " + unit);
-            return new Progress() {
-                @Override
-                public void update(long done) {
-                    progress.add("update " + done);
-                }
-
-                @Override
-                public void finish(long done) {
-                    progress.add("finish " + done);
-                }
-            };
-        };
+        RecordingProgress recording = new RecordingProgress();
         assertThat(keys(recording, "export-public", "--out", exported.toString()).code()).isZero();
-        assertThat(progress).hasSize(27).startsWith("start exporting 25 keys", "update 1").endsWith("finish 25");
+        assertThat(recording.events()).hasSize(27).startsWith("start exporting 25 keys", "update 1")
+                .endsWith("finish 25");
 
         Path edgeCertificates = tmp.resolve("edge-certs");
         assertThat(keys("export-public", "--chain", "--out-dir", edgeCertificates.toString()).out())
