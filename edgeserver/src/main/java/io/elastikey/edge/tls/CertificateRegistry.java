@@ -119,7 +119,8 @@ public final class CertificateRegistry {
             }
             int done = entries.size() + rejected;
             if (done % PROGRESS_EVERY == 0 && done < files.size()) {
-                log.info("read {} of {} certificate files in {}", done, files.size(), directory);
+                log.info("{} of {} certificate files in {} done, {} of them read", done, files.size(), directory,
+                        read);
             }
         }
         if (entries.isEmpty()) {
