@@ -39,11 +39,11 @@ public final class EncodedCertificate extends X509Certificate {
     private volatile X509Certificate parsed;
 
     /**
-     * @param parsed the certificate, already parsed once (its encoding is what is kept)
-     * @param keyId  for a leaf, the key server's name for its private key; {@code null} for an issuer
+     * @param read  the certificate as the registry read it; only its encoding is kept
+     * @param keyId for a leaf, the key server's name for its private key; {@code null} for an issuer
      */
-    EncodedCertificate(X509Certificate parsed, String keyId) throws CertificateException {
-        this.der = parsed.getEncoded();
+    EncodedCertificate(X509Certificate read, String keyId) throws CertificateException {
+        this.der = read.getEncoded();
         this.keyId = keyId;
     }
 

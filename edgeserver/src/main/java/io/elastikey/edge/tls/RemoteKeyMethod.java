@@ -1,6 +1,5 @@
 package io.elastikey.edge.tls;
 
-import io.elastikey.protocol.pki.KeyIds;
 import io.elastikey.protocol.ski.SignatureScheme;
 import io.elastikey.protocol.ski.SkiHash;
 import io.elastikey.protocol.ski.SkiRequest;
@@ -13,7 +12,6 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSession;
 import java.security.cert.Certificate;
-import java.security.cert.X509Certificate;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -116,18 +114,15 @@ public final class RemoteKeyMethod implements OpenSslAsyncPrivateKeyMethod {
     }
 
     /**
-     * The key server's name for the key behind the certificate this handshake presents: read from the registry's
-     * leaf, worked out (a hash of its key) only for a certificate that did not come from the registry.
+     * The key server's name for the key behind the certificate this handshake presents, which the registry worked
+     * out when it read the certificate ({@link SniKeyManager} hands out the registry's chains only).
      */
     static String keyId(SSLEngine engine) throws SSLHandshakeException {
         SSLSession session = engine.getHandshakeSession();
         Certificate[] local = (session != null ? session : engine.getSession()).getLocalCertificates();
-        if (local == null || local.length == 0 || !(local[0] instanceof X509Certificate leaf)) {
+        if (local == null || local.length == 0 || !(local[0] instanceof EncodedCertificate leaf)) {
             throw new SSLHandshakeException("no certificate was selected for this handshake");
         }
-        if (leaf instanceof EncodedCertificate served && served.keyId() != null) {
-            return served.keyId();
-        }
-        return KeyIds.keyId(leaf.getPublicKey());
+        return leaf.keyId();
     }
 }

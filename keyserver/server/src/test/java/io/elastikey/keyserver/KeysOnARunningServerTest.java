@@ -124,7 +124,7 @@ class KeysOnARunningServerTest {
         assertThat(sign(added.certificate().getPublicKey(), content).statusCode()).isEqualTo(404);
 
         RecordingProgress progress = new RecordingProgress();
-        Result imported = keys(progress, "import", relative(tmp.resolve("added.key")),
+        Result imported = keys(progress.factory(), "import", relative(tmp.resolve("added.key")),
                 relative(tmp.resolve("added.pem")), "--tag", "late");
 
         assertThat(imported.code()).as(imported.err()).isZero();

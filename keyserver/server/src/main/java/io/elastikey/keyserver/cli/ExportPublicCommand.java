@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiConsumer;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -61,7 +60,7 @@ final class ExportPublicCommand extends KeysSubcommand {
                     : Files.newBufferedWriter(outFile, StandardCharsets.US_ASCII)) {
                 BufferedWriter pem = new BufferedWriter(writer, 1 << 16);
                 if (identifiers.isEmpty()) {
-                    forEachCertificate(keys, (keyId, text) -> {
+                    forEachCertificate(keys, (keyId, ofKey, text) -> {
                         write(pem, text);
                         exported[0]++;
                     });
@@ -85,20 +84,30 @@ final class ExportPublicCommand extends KeysSubcommand {
         return 0;
     }
 
+    /** One certificate of an export: its key, which of that key's certificates it is (from 1), its PEM. */
+    @FunctionalInterface
+    private interface CertificateVisitor {
+        void visit(String keyId, int ofKey, String pem);
+    }
+
     /**
      * Visits every stored certificate with a progress display counted in keys (a key's certificates come together,
      * and count as one step): a million take a minute or more.
      */
-    private void forEachCertificate(KeyRepository keys, BiConsumer<String, String> visitor) {
+    private void forEachCertificate(KeyRepository keys, CertificateVisitor visitor) {
         Progress progress = progress().start(System.err, "exporting", keys.count(), "keys");
         String[] previous = {null};
+        int[] ofKey = {0};
         long[] done = {0};
         keys.forEachCertificatePem(chain, (keyId, text) -> {
-            if (!keyId.equals(previous[0])) {
+            if (keyId.equals(previous[0])) {
+                ofKey[0]++;
+            } else {
                 previous[0] = keyId;
+                ofKey[0] = 1;
                 progress.update(++done[0]);
             }
-            visitor.accept(keyId, text);
+            visitor.visit(keyId, ofKey[0], text);
         });
         progress.finish(done[0]);
     }
@@ -108,12 +117,8 @@ final class ExportPublicCommand extends KeysSubcommand {
         long[] exported = {0};
         try (RepositoryLease lease = openRepository()) {
             KeyRepository keys = lease.keys();
-            String[] previous = {null};
-            int[] sameKey = {0};
-            forEachCertificate(keys, (keyId, text) -> {
-                sameKey[0] = keyId.equals(previous[0]) ? sameKey[0] + 1 : 1;
-                previous[0] = keyId;
-                String name = keyId + (sameKey[0] == 1 ? "" : "-" + sameKey[0]) + ".pem";
+            forEachCertificate(keys, (keyId, ofKey, text) -> {
+                String name = keyId + (ofKey == 1 ? "" : "-" + ofKey) + ".pem";
                 try {
                     Path partial = outDir.resolve("." + name + ".partial");
                     Files.writeString(partial, text, StandardCharsets.US_ASCII);

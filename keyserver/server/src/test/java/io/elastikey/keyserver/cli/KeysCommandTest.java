@@ -221,7 +221,7 @@ class KeysCommandTest {
         assertThat(Pem.readCertificates(keys("export-public", "--chain", keyId).out())).hasSize(2);
 
         RecordingProgress recording = new RecordingProgress();
-        assertThat(keys(recording, "export-public", "--out", exported.toString()).code()).isZero();
+        assertThat(keys(recording.factory(), "export-public", "--out", exported.toString()).code()).isZero();
         assertThat(recording.events()).hasSize(27).startsWith("start exporting 25 keys", "update 1")
                 .endsWith("finish 25");
 

@@ -1,14 +1,16 @@
 package io.elastikey.keyserver.cli;
 
-import java.io.PrintStream;
+import io.elastikey.keyserver.control.RemoteProgress;
+
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A {@link Progress.Factory} for tests: every call, in order, as {@code "start LABEL TOTAL UNIT"}, {@code "update N"}
- * and {@code "finish N"}.
+ * Progress displays recorded for tests, in order, as {@code "start LABEL TOTAL UNIT"}, {@code "update N"} and
+ * {@code "finish N"}: what the control socket relays ({@link RemoteProgress}), or, through {@link #factory()}, what
+ * a command draws.
  */
-public final class RecordingProgress implements Progress.Factory {
+public final class RecordingProgress implements RemoteProgress {
     private final List<String> events = new CopyOnWriteArrayList<>();
 
     public List<String> events() {
@@ -20,19 +22,23 @@ public final class RecordingProgress implements Progress.Factory {
         return events.stream().filter(e -> !e.startsWith("update ")).toList();
     }
 
-    @Override
-    public Progress start(PrintStream out, String label, long total, String unit) {
-        events.add("start " + label + " " + total + " " + unit);
-        return new Progress() {
-            @Override
-            public void update(long done) {
-                events.add("update " + done);
-            }
+    /** A command's progress factory whose displays are recorded here. */
+    public Progress.Factory factory() {
+        return ControlProgress.sending(this);
+    }
 
-            @Override
-            public void finish(long done) {
-                events.add("finish " + done);
-            }
-        };
+    @Override
+    public void start(String label, long total, String unit) {
+        events.add("start " + label + " " + total + " " + unit);
+    }
+
+    @Override
+    public void update(long done) {
+        events.add("update " + done);
+    }
+
+    @Override
+    public void finish(long done) {
+        events.add("finish " + done);
     }
 }

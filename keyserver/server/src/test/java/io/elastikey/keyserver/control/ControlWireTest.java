@@ -4,6 +4,8 @@ package io.elastikey.keyserver.control;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.elastikey.keyserver.cli.RecordingProgress;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -88,48 +90,29 @@ class ControlWireTest {
         err.println("skipped é.pem");
         sender.exit(7);
 
-        List<String> seen = new ArrayList<>();
+        RecordingProgress seen = new RecordingProgress();
         StringWriter relayedOut = new StringWriter();
         StringWriter relayedErr = new StringWriter();
         int status = relay(wire.toByteArray(), new PrintWriter(relayedOut),
-                new PrintWriter(relayedErr), recording(seen));
+                new PrintWriter(relayedErr), seen);
 
         assertThat(status).isEqualTo(7);
         assertThat(relayedOut.toString()).isEqualTo("imported 3 keys" + System.lineSeparator());
         assertThat(relayedErr.toString()).isEqualTo("skipped é.pem" + System.lineSeparator());
-        assertThat(seen).containsExactly("start importing 3 keys", "update 2", "finish 3");
+        assertThat(seen.events()).containsExactly("start importing 3 keys", "update 2", "finish 3");
     }
 
     @Test
     void aFrameOfAnUnknownTypeOrSizeIsRefused() {
         byte[] unknown = ByteBuffer.allocate(5).put((byte) 'Q').putInt(0).array();
         assertThatThrownBy(() -> relay(unknown, new PrintWriter(new StringWriter()),
-                new PrintWriter(new StringWriter()), recording(new ArrayList<>())))
+                new PrintWriter(new StringWriter()), new RecordingProgress()))
                 .isInstanceOf(ControlProtocolException.class).hasMessageContaining("unknown type 81");
 
         byte[] huge = ByteBuffer.allocate(5).put(ControlWire.OUT).putInt(ControlWire.MAX_FRAME_BYTES + 1).array();
         assertThatThrownBy(() -> relay(huge, new PrintWriter(new StringWriter()),
-                new PrintWriter(new StringWriter()), recording(new ArrayList<>())))
+                new PrintWriter(new StringWriter()), new RecordingProgress()))
                 .isInstanceOf(ControlProtocolException.class).hasMessageContaining("a frame of");
-    }
-
-    static RemoteProgress recording(List<String> seen) {
-        return new RemoteProgress() {
-            @Override
-            public void start(String label, long total, String unit) {
-                seen.add("start " + label + " " + total + " " + unit);
-            }
-
-            @Override
-            public void update(long done) {
-                seen.add("update " + done);
-            }
-
-            @Override
-            public void finish(long done) {
-                seen.add("finish " + done);
-            }
-        };
     }
 
     /** The client's relay over frames already received. */
