@@ -31,9 +31,19 @@ public final class FileStamp {
         }
     }
 
-    /** Folds {@code value} into {@code digest} so that every bit of either moves about half of the result's. */
+    /**
+     * Folds {@code value} into {@code digest} so that every bit of either moves about half of the result's. The digest
+     * is scrambled before the value joins it: were the two simply combined first, a change in one could cancel the
+     * same change in the other (a time one bit later and a size eight bytes longer gave the same stamp).
+     */
     public static long mix(long digest, long value) {
-        long h = (digest ^ value) * 0x9E3779B97F4A7C15L;
-        return h ^ (h >>> 29);
+        return scramble(scramble(digest) + value);
+    }
+
+    /** SplitMix64's finalizer: a bijection whose every input bit moves about half of the output's. */
+    private static long scramble(long x) {
+        x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
+        x = (x ^ (x >>> 27)) * 0x94D049BB133111EBL;
+        return x ^ (x >>> 31);
     }
 }
