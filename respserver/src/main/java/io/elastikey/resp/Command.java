@@ -16,13 +16,14 @@ enum Command {
     INFO(-1, Access.READ), CONFIG(-2, Access.READ), COMMAND(-1, Access.READ), QUIT(-1, Access.CONNECTION),
     SELECT(2, Access.READ), CLIENT(-2, Access.READ), HELLO(-1, Access.CONNECTION),
     AUTH(-2, Access.CONNECTION),
-    ELASTIC_RESIZE("ELASTIC.RESIZE", 2, Access.ADMIN), ELASTIC_STATS("ELASTIC.STATS", 1, Access.READ);
+    ELASTIC_RESIZE("ELASTIC.RESIZE", 2, Access.ADMIN), ELASTIC_STATS("ELASTIC.STATS", 1, Access.READ),
+    MSET(-3, Access.WRITE), UNLINK(-2, Access.WRITE), SHUTDOWN(-1, Access.ADMIN);
 
     /**
      * Who may run a command. {@code CONNECTION} commands run before AUTH (they are how a client
      * authenticates or leaves); the others need a user whose role allows their class. CONFIG is
-     * {@code READ} because only CONFIG GET of fixed, harmless values exists here; a CONFIG SET,
-     * FLUSHALL or SHUTDOWN would be {@code ADMIN}.
+     * {@code READ} because only CONFIG GET of fixed, harmless values exists here; SHUTDOWN is
+     * {@code ADMIN}, as a CONFIG SET or FLUSHALL would be.
      */
     enum Access { CONNECTION, READ, WRITE, ADMIN }
 

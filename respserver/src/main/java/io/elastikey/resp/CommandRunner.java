@@ -58,8 +58,7 @@ final class CommandRunner {
                 ReplyEncoder.encode(Replies.error("ERR " + r.protocolError()), out);
                 return true;
             }
-            runOne(r, out, conn);
-            if (r.command() == Command.QUIT) {
+            if (runOne(r, out, conn)) {
                 return true;
             }
         }
@@ -151,36 +150,46 @@ final class CommandRunner {
         }
     }
 
-    private void runOne(RespRequest r, ByteBuf out, ConnectionState conn) {
+    /** Runs one request; true when the connection must close after it (QUIT, a SHUTDOWN that started). */
+    private boolean runOne(RespRequest r, ByteBuf out, ConnectionState conn) {
         Command c = r.command();
         if (c == null) {
             ReplyEncoder.encode(conn.user == null ? Replies.error(AccessControl.NOAUTH) : unknown(r), out);
-            return;
+            return false;
         }
         RedisMessage refused = access.refusal(c, conn);
         if (refused != null) {
             ReplyEncoder.encode(refused, out);
-            return;
+            return false;
         }
         if (!c.acceptsArgc(r.argc())) {
             ReplyEncoder.encode(Replies.wrongArity(c), out);
-            return;
+            return false;
         }
         try {
             switch (c) {
                 case GET -> store.get(r, out, conn);
                 case MGET -> store.mget(r, out, conn);
+                case SHUTDOWN -> {
+                    RedisMessage error = server.shutdown(r, conn);
+                    if (error == null) {
+                        return true;
+                    }
+                    ReplyEncoder.encode(error, out);
+                }
                 default -> ReplyEncoder.encode(reply(c, r, conn), out);
             }
         } catch (RuntimeException e) {
             ReplyEncoder.encode(StoreCommands.storeError(e), out);
         }
+        return c == Command.QUIT;
     }
 
     private RedisMessage reply(Command c, RespRequest r, ConnectionState conn) {
         return switch (c) {
             case SET -> store.set(r);
-            case DEL -> store.del(r);
+            case MSET -> store.mset(r);
+            case DEL, UNLINK -> store.del(r);
             case EXISTS -> store.exists(r);
             case DBSIZE -> store.dbsize();
             case ELASTIC_RESIZE -> store.resize(r);

@@ -15,11 +15,13 @@ public final class RespOptions {
     private final RespUsers users;
     private final SslContext tls;
     private final ResizeBounds resizeBounds;
+    private final Runnable shutdown;
 
     private RespOptions(Builder b) {
         this.users = b.users;
         this.tls = b.tls;
         this.resizeBounds = b.resizeBounds;
+        this.shutdown = b.shutdown;
     }
 
     public static RespOptions defaults() {
@@ -43,10 +45,16 @@ public final class RespOptions {
         return resizeBounds;
     }
 
+    /** What {@code SHUTDOWN} starts, or null: the command is refused. */
+    public Runnable shutdown() {
+        return shutdown;
+    }
+
     public static final class Builder {
         private RespUsers users = RespUsers.none();
         private SslContext tls;
         private ResizeBounds resizeBounds = ResizeBounds.defaults();
+        private Runnable shutdown;
 
         private Builder() {
         }
@@ -67,6 +75,16 @@ public final class RespOptions {
 
         public Builder resizeBounds(ResizeBounds v) {
             resizeBounds = Objects.requireNonNull(v, "resizeBounds");
+            return this;
+        }
+
+        /**
+         * What an admin's {@code SHUTDOWN} starts; it must not wait for the server to close, since it runs on the
+         * thread of a command the close waits for. Unset (the default), SHUTDOWN is refused: a server inside another
+         * program stops when that program says so.
+         */
+        public Builder shutdown(Runnable v) {
+            shutdown = v;
             return this;
         }
 

@@ -41,7 +41,7 @@ final class RespRequest {
 
     /** Whether the command writes to the store (and so may park until an fsync). */
     boolean writes() {
-        return command == Command.SET || command == Command.DEL;
+        return command != null && command.access == Command.Access.WRITE;
     }
 
     String protocolError() {

@@ -73,7 +73,8 @@ public final class RespServer implements AutoCloseable {
         try {
             AtomicInteger port = new AtomicInteger(address.getPort());
             AccessControl access = new AccessControl(options.users());
-            ServerCommands server = new ServerCommands(store, port::get, limiter::open, access);
+            ServerCommands server = new ServerCommands(store, port::get, limiter::open, access,
+                    options.shutdown());
             CommandRunner runner = new CommandRunner(new StoreCommands(store, options.resizeBounds()), server, access);
             Channel channel = Listeners.bind("--resp", address, new ServerBootstrap()
                     .group(group)

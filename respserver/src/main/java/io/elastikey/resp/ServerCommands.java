@@ -1,4 +1,4 @@
-// ServerCommands -- PING, ECHO, INFO, CONFIG GET, COMMAND, QUIT, SELECT, CLIENT and HELLO (with its AUTH).
+// ServerCommands -- PING, ECHO, INFO, CONFIG GET, COMMAND, QUIT, SELECT, CLIENT, HELLO (with its AUTH), SHUTDOWN.
 package io.elastikey.resp;
 
 import io.elastikey.store.KeyValueStore;
@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.IntSupplier;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The commands clients send to find out whom they talk to. They answer what redis-cli,
@@ -21,22 +23,27 @@ import java.util.regex.Pattern;
  * for protocol 2 only: {@code HELLO 3} gets {@code -NOPROTO}, after which Lettuce goes on in RESP2.
  * HELLO's {@code AUTH username password} option authenticates through {@link AccessControl}; an
  * unauthenticated HELLO without it gets {@code -NOAUTH} where a password is required, as in Redis 7.
+ * SHUTDOWN starts what the server's owner gave it ({@link RespOptions.Builder#shutdown}), or is refused.
  */
 final class ServerCommands {
     /** The Redis version announced; the command subset is that of Redis 7.0 for these commands. */
     static final String REDIS_VERSION = "7.0.0";
+    private static final Logger LOG = LoggerFactory.getLogger(ServerCommands.class);
 
     private final KeyValueStore store;
     private final IntSupplier port;
     private final IntSupplier connections;
     private final AccessControl access;
+    private final Runnable shutdown;
     private final long startMillis = System.currentTimeMillis();
 
-    ServerCommands(KeyValueStore store, IntSupplier port, IntSupplier connections, AccessControl access) {
+    ServerCommands(KeyValueStore store, IntSupplier port, IntSupplier connections, AccessControl access,
+                   Runnable shutdown) {
         this.store = store;
         this.port = port;
         this.connections = connections;
         this.access = access;
+        this.shutdown = shutdown;
     }
 
     RedisMessage run(Command c, RespRequest r, ConnectionState conn) {
@@ -54,6 +61,39 @@ final class ServerCommands {
             case HELLO -> hello(r, conn);
             default -> throw new IllegalStateException("not a server command: " + c);
         };
+    }
+
+    /**
+     * {@code SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE]}, Redis's syntax: null once the shutdown has started, the connection
+     * then closing unanswered as Redis's does; else the error. SAVE and NOSAVE change nothing here: every answered SET
+     * is already in the log, and closing the store writes a checkpoint either way, which only makes the next start
+     * quicker. {@code ABORT} has nothing to abort: a shutdown, once started, is not waiting for anything.
+     */
+    RedisMessage shutdown(RespRequest r, ConnectionState conn) {
+        boolean save = false;
+        boolean noSave = false;
+        for (int i = 1; i < r.argc(); i++) {
+            if (r.is(i, "ABORT") && r.argc() == 2) {
+                return Replies.error("ERR No shutdown in progress.");
+            } else if (r.is(i, "SAVE")) {
+                save = true;
+            } else if (r.is(i, "NOSAVE")) {
+                noSave = true;
+            } else if (!r.is(i, "NOW") && !r.is(i, "FORCE")) {
+                return Replies.error("ERR syntax error");
+            }
+        }
+        if (save && noSave) {
+            return Replies.error("ERR syntax error");
+        }
+        if (shutdown == null) {
+            return Replies.error("ERR SHUTDOWN is not available: this server runs inside another program, which "
+                    + "decides when it stops");
+        }
+        LOG.warn("SHUTDOWN from connection {} (user {}): closing the server, then the store", conn.id,
+                conn.user.name());
+        shutdown.run();
+        return null;
     }
 
     private RedisMessage config(RespRequest r) {

@@ -1,4 +1,4 @@
-// StoreCommands -- GET, SET, DEL, EXISTS, MGET, DBSIZE and the ELASTIC.* commands against the store.
+// StoreCommands -- GET, SET, MSET, DEL, UNLINK, EXISTS, MGET, DBSIZE and the ELASTIC.* commands against the store.
 package io.elastikey.resp;
 
 import io.elastikey.store.KeyValueStore;
@@ -8,6 +8,7 @@ import io.elastikey.store.elastic.ResizeOperation;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.redis.RedisMessage;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -182,6 +183,22 @@ final class StoreCommands {
             }
         }
         store.put(r.bytes(1), r.bytes(2));
+        return Replies.OK;
+    }
+
+    /**
+     * {@code MSET key value [key value ...]}: one {@code putAll}, which checks every entry against the store's limits
+     * before it writes any, so an MSET is written whole or not at all; {@code +OK} once it is as durable as a SET.
+     */
+    RedisMessage mset(RespRequest r) {
+        if (r.argc() % 2 == 0) {
+            return Replies.wrongArity(Command.MSET);
+        }
+        List<Map.Entry<byte[], byte[]>> entries = new ArrayList<>(r.argc() / 2);
+        for (int i = 1; i < r.argc(); i += 2) {
+            entries.add(Map.entry(r.bytes(i), r.bytes(i + 1)));
+        }
+        store.putAll(entries);
         return Replies.OK;
     }
 

@@ -96,6 +96,8 @@ class RespAuthTest {
             assertThat(text(c.call("GET", "k"))).isEqualTo("v");
             assertThat(c.call("ELASTIC.RESIZE", "8m")).isEqualTo(new RawClient.Error(
                     "NOPERM User alice has no permissions to run the 'elastic.resize' command"));
+            assertThat(c.call("SHUTDOWN")).isEqualTo(new RawClient.Error(
+                    "NOPERM User alice has no permissions to run the 'shutdown' command"));
             assertThat(c.call("AUTH", "ops", "wrong")).as("a failed AUTH keeps the user").isEqualTo(WRONGPASS);
             assertThat(c.call("SET", "k", "w")).isEqualTo("OK");
 
@@ -104,6 +106,10 @@ class RespAuthTest {
             assertThat(c.call("SET", "k", "x")).isEqualTo(new RawClient.Error(
                     "NOPERM User bob has no permissions to run the 'set' command"));
             assertThat(c.call("DEL", "k")).isInstanceOf(RawClient.Error.class);
+            assertThat(c.call("UNLINK", "k")).isEqualTo(new RawClient.Error(
+                    "NOPERM User bob has no permissions to run the 'unlink' command"));
+            assertThat(c.call("MSET", "k", "y", "j", "z")).isEqualTo(new RawClient.Error(
+                    "NOPERM User bob has no permissions to run the 'mset' command"));
             assertThat(text(c.call("GET", "k"))).isEqualTo("w");
 
             assertThat(c.call("AUTH", "ops", "0p5")).isEqualTo("OK");
@@ -150,6 +156,8 @@ class RespAuthTest {
             assertThat(((RawClient.Error) c.call("ELASTIC.RESIZE", "8m")).text()).isEqualTo("NOPERM "
                     + "'elastic.resize' is allowed only from a loopback address while no password is configured "
                     + "(--requirepass, --user or --users-file)");
+            assertThat(((RawClient.Error) c.call("SHUTDOWN")).text()).startsWith("NOPERM 'shutdown' is allowed "
+                    + "only from a loopback address");
             assertThat(f.store.stats().memoryBudgetBytes()).isEqualTo(16 << 20);
         }
     }

@@ -56,6 +56,47 @@ class RespCommandsTest {
     }
 
     @Test
+    void msetWritesEveryPairAndUnlinkDeletesAsDelDoes() throws Exception {
+        try (RawClient c = fixture.client()) {
+            assertThat(c.call("MSET", "mset:a", "1", "mset:b", "2", "mset:a", "3")).isEqualTo("OK");
+            List<?> values = (List<?>) c.call("MGET", "mset:a", "mset:b");
+            assertThat(text(values.get(0))).as("the last pair for a key wins, as in Redis").isEqualTo("3");
+            assertThat(text(values.get(1))).isEqualTo("2");
+            assertThat(c.call("UNLINK", "mset:a", "mset:b", "mset:none")).isEqualTo(2L);
+            assertThat(c.call("EXISTS", "mset:a", "mset:b")).isEqualTo(0L);
+        }
+    }
+
+    @Test
+    void anMsetWithAnOddArgumentOrAValueOverTheLimitWritesNothing() throws Exception {
+        try (RawClient c = fixture.client()) {
+            assertThat(c.call("MSET", "odd:a", "1", "odd:b")).isEqualTo(new RawClient.Error(
+                    "ERR wrong number of arguments for 'mset' command"));
+            assertThat(c.call("MSET", "odd:a")).isEqualTo(new RawClient.Error(
+                    "ERR wrong number of arguments for 'mset' command"));
+            Object refused = c.call("MSET", "odd:a", "1", "k".repeat(2000), "2");
+            assertThat(((RawClient.Error) refused).text()).startsWith("ERR ");
+            assertThat(c.call("EXISTS", "odd:a", "odd:b")).as("all pairs or none").isEqualTo(0L);
+        }
+    }
+
+    @Test
+    void shutdownInAnEmbeddedServerIsRefusedAndItsOptionsCheckedAsRedisDoes() throws Exception {
+        try (RawClient c = fixture.client()) {
+            assertThat(((RawClient.Error) c.call("SHUTDOWN")).text())
+                    .isEqualTo("ERR SHUTDOWN is not available: this server runs inside another program, which "
+                            + "decides when it stops");
+            assertThat(((RawClient.Error) c.call("shutdown", "nosave", "now", "force")).text())
+                    .startsWith("ERR SHUTDOWN is not available");
+            assertThat(c.call("SHUTDOWN", "ABORT")).isEqualTo(new RawClient.Error("ERR No shutdown in progress."));
+            assertThat(c.call("SHUTDOWN", "SAVE", "NOSAVE")).isEqualTo(new RawClient.Error("ERR syntax error"));
+            assertThat(c.call("SHUTDOWN", "SAVE", "ABORT")).isEqualTo(new RawClient.Error("ERR syntax error"));
+            assertThat(c.call("SHUTDOWN", "LATER")).isEqualTo(new RawClient.Error("ERR syntax error"));
+            assertThat(c.call("PING")).isEqualTo("PONG");
+        }
+    }
+
+    @Test
     void setAcceptsExAndPxButRefusesConditionalOptions() throws Exception {
         try (RawClient c = fixture.client()) {
             assertThat(c.call("SET", "ttl:a", "v", "EX", "10")).isEqualTo("OK");

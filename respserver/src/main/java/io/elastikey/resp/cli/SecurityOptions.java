@@ -58,9 +58,13 @@ final class SecurityOptions {
                     + "the machine's available memory bounds it too.")
     String resizeMax;
 
-    /** @param memoryBytes the store's starting budget ({@code --memory}), which the default bounds include */
-    RespOptions options(long memoryBytes) throws IOException {
-        return RespOptions.builder().users(users()).tls(tls()).resizeBounds(resizeBounds(memoryBytes)).build();
+    /**
+     * The options these settings make, for the caller to finish.
+     *
+     * @param memoryBytes the store's starting budget ({@code --memory}), which the default bounds include
+     */
+    RespOptions.Builder options(long memoryBytes) throws IOException {
+        return RespOptions.builder().users(users()).tls(tls()).resizeBounds(resizeBounds(memoryBytes));
     }
 
     private RespUsers users() throws IOException {

@@ -1,4 +1,4 @@
-// ServeCommand -- `elastikey store serve`: an ElasticStore behind a RESP server until SIGTERM or Ctrl-C.
+// ServeCommand -- `elastikey store serve`: an ElasticStore behind a RESP server until SIGTERM, Ctrl-C or SHUTDOWN.
 package io.elastikey.resp.cli;
 
 import io.elastikey.protocol.config.SettingPaths;
@@ -15,7 +15,10 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-/** Opens the store, serves it, and on SIGTERM closes the server then the store (a clean checkpoint). */
+/**
+ * Opens the store, serves it, and on SIGTERM (or an admin's {@code SHUTDOWN}, which exits the same way) closes the
+ * server then the store (a clean checkpoint).
+ */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = "Serve an ElasticStore to redis-cli, redis-benchmark and Redis clients (a RESP2 subset).")
 public final class ServeCommand implements Callable<Integer> {
@@ -50,7 +53,9 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         InetSocketAddress address = hostPort(listen);
         SettingPaths.requireWritableDirectory("--data", store.config().directory(), "the store's data directory");
-        RespOptions options = security.options(store.memoryBytes());
+        // Not on the command's own thread: exiting waits for the shutdown hook, which waits for that command.
+        RespOptions options = security.options(store.memoryBytes())
+                .shutdown(() -> new Thread(() -> System.exit(0), "resp-shutdown-command").start()).build();
         ElasticStore elastic = ElasticStore.open(store.config());
         RespLimits limits = RespLimits.defaults(elastic.maxValueSize()).withMaxConnections(maxConnections)
                 .withIdleTimeout(Duration.ofSeconds(idleSeconds)).withWorkerThreads(workers);
