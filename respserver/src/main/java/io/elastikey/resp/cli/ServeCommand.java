@@ -5,6 +5,7 @@ import io.elastikey.protocol.config.SettingPaths;
 import io.elastikey.resp.RespLimits;
 import io.elastikey.resp.RespOptions;
 import io.elastikey.resp.RespServer;
+import io.elastikey.resp.warmup.RespWarmup;
 import io.elastikey.store.elastic.ElasticStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -46,6 +47,12 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--event-loops", description = "Network threads (default: half the CPUs, at least 1).")
     Integer eventLoops;
 
+    @Option(names = "--warmup", defaultValue = "5", paramLabel = "SECONDS",
+            description = "Before it says ready, send SETs and GETs to a throwaway store in DATA/.warmup for at most "
+                    + "this long (less once the JIT has compiled their path), so the first clients do not wait for "
+                    + "the compiler; 0 skips it (default: ${DEFAULT-VALUE}).")
+    int warmupSeconds;
+
     @Mixin
     SecurityOptions security;
 
@@ -65,10 +72,11 @@ public final class ServeCommand implements Callable<Integer> {
             limits = limits.withReadThreads(RespLimits.DISK_READ_THREADS);
         }
         limits.validate();
+        int loops = eventLoops != null ? eventLoops : RespLimits.halfTheCpus();
+        RespWarmup.run(store.config(), loops, Duration.ofSeconds(Math.max(0, warmupSeconds)));
         RespServer server;
         try {
-            server = RespServer.start(elastic, address, limits,
-                    eventLoops != null ? eventLoops : RespLimits.halfTheCpus(), options);
+            server = RespServer.start(elastic, address, limits, loops, options);
         } catch (InterruptedException | RuntimeException e) {
             elastic.close();
             throw e;
