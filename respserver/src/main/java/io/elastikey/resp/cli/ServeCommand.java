@@ -2,6 +2,7 @@
 package io.elastikey.resp.cli;
 
 import io.elastikey.protocol.config.SettingPaths;
+import io.elastikey.protocol.net.Listeners;
 import io.elastikey.resp.RespLimits;
 import io.elastikey.resp.RespOptions;
 import io.elastikey.resp.RespServer;
@@ -60,6 +61,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         InetSocketAddress address = hostPort(listen);
         SettingPaths.requireWritableDirectory("--data", store.config().directory(), "the store's data directory");
+        Listeners.probe("--resp", address); // a port in use fails the start now, not after opening and warming up
         // Not on the command's own thread: exiting waits for the shutdown hook, which waits for that command.
         RespOptions options = security.options(store.memoryBytes())
                 .shutdown(() -> new Thread(() -> System.exit(0), "resp-shutdown-command").start()).build();

@@ -87,8 +87,13 @@ public final class Listeners {
         }
     }
 
-    /** Binds {@code address} without listening, to see that it is free; the address bound (the port picked). */
-    private static InetSocketAddress probe(String setting, InetSocketAddress address) {
+    /**
+     * Binds {@code address} without listening, to see that it is free; the address bound (the port picked). Also for
+     * a server that does long work before it listens (a warm-up), so that a port in use fails its start at once.
+     *
+     * @throws ConfigException naming the setting, the address and the reason, as {@link #bind} does
+     */
+    public static InetSocketAddress probe(String setting, InetSocketAddress address) {
         try (SocketChannel probe = SocketChannel.open()) {
             probe.setOption(StandardSocketOptions.SO_REUSEADDR, true); // connections in TIME_WAIT do not count
             probe.bind(address);
