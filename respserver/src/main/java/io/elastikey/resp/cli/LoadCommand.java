@@ -1,12 +1,14 @@
 // LoadCommand -- `elastikey store load`: exactly N keys of S bytes, into a store directory or a RESP server.
 package io.elastikey.resp.cli;
 
+import io.elastikey.resp.RespClientWire;
 import io.elastikey.store.elastic.ElasticStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -85,41 +87,27 @@ public final class LoadCommand implements Callable<Integer> {
             socket.setTcpNoDelay(true);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 1 << 20);
             InputStream in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
-            byte[] header = ("\r\n$" + value.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            byte[] set = "SET".getBytes(StandardCharsets.US_ASCII);
             for (long i = 0; i < count; ) {
                 long end = Math.min(count, i + batch);
                 for (long k = i; k < end; k++) {
-                    byte[] key = key(k);
-                    out.write(("*3\r\n$3\r\nSET\r\n$" + key.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                    out.write(key);
-                    out.write(header);
-                    out.write(value);
-                    out.write('\r');
-                    out.write('\n');
+                    RespClientWire.command(out, set, key(k), value);
                 }
                 out.flush();
                 for (long k = i; k < end; k++) {
-                    expectOk(in, k);
+                    String reply;
+                    try {
+                        reply = RespClientWire.reply(in);
+                    } catch (EOFException e) {
+                        throw new IOException("server closed the connection at key " + k, e);
+                    }
+                    if (!reply.equals("+OK")) {
+                        throw new IOException("SET of key " + k + " answered " + reply);
+                    }
                 }
                 i = end;
                 progress.at(i);
             }
-        }
-    }
-
-    private static void expectOk(InputStream in, long k) throws IOException {
-        StringBuilder line = new StringBuilder();
-        int c;
-        while ((c = in.read()) != '\n') {
-            if (c < 0) {
-                throw new IOException("server closed the connection at key " + k);
-            }
-            if (c != '\r') {
-                line.append((char) c);
-            }
-        }
-        if (!line.toString().equals("+OK")) {
-            throw new IOException("SET of key " + k + " answered " + line);
         }
     }
 

@@ -3,6 +3,7 @@
 package io.elastikey.resp.warmup;
 
 import io.elastikey.protocol.warmup.CompilerActivity;
+import io.elastikey.resp.RespClientWire;
 import io.elastikey.resp.RespLimits;
 import io.elastikey.resp.RespOptions;
 import io.elastikey.resp.RespServer;
@@ -10,8 +11,8 @@ import io.elastikey.resp.RespUsers;
 import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -49,6 +50,8 @@ public final class RespWarmup {
     private static final int KEYS = 4096;
     private static final int VALUE_BYTES = 4096;
     private static final int PIPELINE = 16;
+    private static final byte[] SET = ascii("SET");
+    private static final byte[] GET = ascii("GET");
 
     private RespWarmup() {
     }
@@ -118,26 +121,24 @@ public final class RespWarmup {
         List<Connection> connections = new ArrayList<>();
         long answered = 0;
         try {
-            ByteArrayOutputStream auth = new ByteArrayOutputStream();
-            header(auth, '*', 2);
-            bulk(auth, "AUTH".getBytes(StandardCharsets.US_ASCII));
-            bulk(auth, password.getBytes(StandardCharsets.US_ASCII));
             for (int i = 0; i < CONNECTIONS; i++) {
                 Connection c = new Connection(address);
                 connections.add(c);
-                c.out.write(auth.toByteArray());
+                RespClientWire.command(c.out, ascii("AUTH"), ascii(password));
+                c.out.flush();
                 c.readReplies(1);
             }
             CompilerActivity compiler = new CompilerActivity(System.nanoTime());
             ByteArrayOutputStream batch = new ByteArrayOutputStream(PIPELINE * (VALUE_BYTES + 64));
             while (System.nanoTime() - deadline < 0 && !compiler.quiet(System.nanoTime())) {
-                for (String command : new String[] {"SET", "GET"}) {
+                for (boolean set : new boolean[] {true, false}) {
                     for (Connection c : connections) {
                         batch.reset();
                         for (int i = 0; i < PIPELINE; i++) {
-                            encode(batch, command, key(random), value);
+                            request(batch, set, key(random), value);
                         }
-                        c.out.write(batch.toByteArray());
+                        batch.writeTo(c.out);
+                        c.out.flush();
                     }
                     for (Connection c : connections) {
                         answered += c.readReplies(PIPELINE);
@@ -145,9 +146,10 @@ public final class RespWarmup {
                 }
                 for (Connection c : connections) {
                     batch.reset();
-                    encode(batch, "SET", key(random), value);
-                    encode(batch, "GET", key(random), value);
-                    c.out.write(batch.toByteArray());
+                    request(batch, true, key(random), value);
+                    request(batch, false, key(random), value);
+                    batch.writeTo(c.out);
+                    c.out.flush();
                     answered += c.readReplies(2);
                 }
             }
@@ -160,32 +162,20 @@ public final class RespWarmup {
     }
 
     private static byte[] key(SplittableRandom random) {
-        return String.format("warmup:%06d", random.nextInt(KEYS)).getBytes(StandardCharsets.US_ASCII);
+        return ascii(String.format("warmup:%06d", random.nextInt(KEYS)));
     }
 
-    /** {@code SET key value} or {@code GET key} as a RESP array of bulk strings. */
-    private static void encode(ByteArrayOutputStream out, String command, byte[] key, byte[] value) {
-        boolean set = command.equals("SET");
-        header(out, '*', set ? 3 : 2);
-        bulk(out, command.getBytes(StandardCharsets.US_ASCII));
-        bulk(out, key);
+    /** {@code SET key value}, or {@code GET key}. */
+    private static void request(ByteArrayOutputStream out, boolean set, byte[] key, byte[] value) throws IOException {
         if (set) {
-            bulk(out, value);
+            RespClientWire.command(out, SET, key, value);
+        } else {
+            RespClientWire.command(out, GET, key);
         }
     }
 
-    private static void bulk(ByteArrayOutputStream out, byte[] b) {
-        header(out, '$', b.length);
-        out.writeBytes(b);
-        out.write('\r');
-        out.write('\n');
-    }
-
-    private static void header(ByteArrayOutputStream out, char type, int n) {
-        out.write(type);
-        out.writeBytes(Integer.toString(n).getBytes(StandardCharsets.US_ASCII));
-        out.write('\r');
-        out.write('\n');
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     static void deleteTree(Path dir) throws IOException {
@@ -209,44 +199,19 @@ public final class RespWarmup {
             socket = new Socket(address.getAddress(), address.getPort());
             socket.setTcpNoDelay(true);
             socket.setSoTimeout(10_000);
-            out = socket.getOutputStream();
+            out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
             in = new BufferedInputStream(socket.getInputStream(), 64 << 10);
         }
 
         /** Reads {@code n} replies; an error reply stops the warm-up, since its requests are always valid. */
         int readReplies(int n) throws IOException {
             for (int i = 0; i < n; i++) {
-                int type = in.read();
-                long length = number();
-                if (type == '-') {
-                    throw new IOException("the warm-up's server answered an error");
-                }
-                if (type == '$' && length >= 0) {
-                    in.skipNBytes(length + 2);
-                } else if (type != '+' && type != '$' && type != ':') {
-                    throw new IOException("unexpected reply type " + type);
+                String reply = RespClientWire.reply(in);
+                if (reply.startsWith("-")) {
+                    throw new IOException("the warm-up's server answered " + reply);
                 }
             }
             return n;
-        }
-
-        /** The rest of a reply's first line as a number (0 for {@code +OK}), past its CRLF. */
-        private long number() throws IOException {
-            long value = 0;
-            boolean negative = false;
-            int b;
-            while ((b = in.read()) != '\r') {
-                if (b < 0) {
-                    throw new EOFException("the warm-up's server closed the connection");
-                }
-                if (b == '-') {
-                    negative = true;
-                } else if (b >= '0' && b <= '9') {
-                    value = value * 10 + (b - '0');
-                }
-            }
-            in.read(); // '\n'
-            return negative ? -value : value;
         }
     }
 }
