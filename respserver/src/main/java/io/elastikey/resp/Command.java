@@ -17,7 +17,10 @@ enum Command {
     SELECT(2, Access.READ), CLIENT(-2, Access.READ), HELLO(-1, Access.CONNECTION),
     AUTH(-2, Access.CONNECTION),
     ELASTIC_RESIZE("ELASTIC.RESIZE", 2, Access.ADMIN), ELASTIC_STATS("ELASTIC.STATS", 1, Access.READ),
-    MSET(-3, Access.WRITE), UNLINK(-2, Access.WRITE), SHUTDOWN(-1, Access.ADMIN);
+    MSET(-3, Access.WRITE), UNLINK(-2, Access.WRITE), SHUTDOWN(-1, Access.ADMIN),
+    INCR(2, Access.WRITE), DECR(2, Access.WRITE), INCRBY(3, Access.WRITE), DECRBY(3, Access.WRITE),
+    APPEND(3, Access.WRITE), SETNX(3, Access.WRITE), GETSET(3, Access.WRITE), GETDEL(2, Access.WRITE),
+    STRLEN(2, Access.READ);
 
     /**
      * Who may run a command. {@code CONNECTION} commands run before AUTH (they are how a client

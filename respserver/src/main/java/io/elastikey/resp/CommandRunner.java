@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Checks access ({@link AccessControl}: NOAUTH, NOPERM) and arity, dispatches each request to {@link StoreCommands} or {@link ServerCommands}, and
+ * Checks access ({@link AccessControl}: NOAUTH, NOPERM) and arity, dispatches each request to {@link StoreCommands},
+ * {@link UpdateCommands} or {@link ServerCommands}, and
  * turns failures into error replies: a store error answers one command, it never closes the
  * connection or escapes to the event loop.
  *
@@ -21,11 +22,13 @@ import java.util.function.Consumer;
  */
 final class CommandRunner {
     private final StoreCommands store;
+    private final UpdateCommands updates;
     private final ServerCommands server;
     private final AccessControl access;
 
-    CommandRunner(StoreCommands store, ServerCommands server, AccessControl access) {
+    CommandRunner(StoreCommands store, UpdateCommands updates, ServerCommands server, AccessControl access) {
         this.store = store;
+        this.updates = updates;
         this.server = server;
         this.access = access;
     }
@@ -191,6 +194,12 @@ final class CommandRunner {
             case MSET -> store.mset(r);
             case DEL, UNLINK -> store.del(r);
             case EXISTS -> store.exists(r);
+            case STRLEN -> store.strlen(r);
+            case INCR, DECR, INCRBY, DECRBY -> updates.incrBy(c, r);
+            case APPEND -> updates.append(r);
+            case SETNX -> updates.setnx(r);
+            case GETSET -> updates.getset(r);
+            case GETDEL -> updates.getdel(r);
             case DBSIZE -> store.dbsize();
             case ELASTIC_RESIZE -> store.resize(r);
             case ELASTIC_STATS -> store.stats();

@@ -38,7 +38,12 @@ final class Replies {
     }
 
     static RedisMessage bulk(String text) {
-        return new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8)));
+        return bulk(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** {@code $<n> <bytes>}, or the null bulk string for null (an absent key's value). */
+    static RedisMessage bulk(byte[] value) {
+        return value == null ? NULL : new FullBulkStringRedisMessage(Unpooled.wrappedBuffer(value));
     }
 
     /** An array of bulk strings (for map-like replies: names and values alternating). */

@@ -75,7 +75,9 @@ public final class RespServer implements AutoCloseable {
             AccessControl access = new AccessControl(options.users());
             ServerCommands server = new ServerCommands(store, port::get, limiter::open, access,
                     options.shutdown());
-            CommandRunner runner = new CommandRunner(new StoreCommands(store, options.resizeBounds()), server, access);
+            UpdateCommands updates = new UpdateCommands(store);
+            CommandRunner runner = new CommandRunner(new StoreCommands(store, options.resizeBounds(), updates), updates,
+                    server, access);
             Channel channel = Listeners.bind("--resp", address, new ServerBootstrap()
                     .group(group)
                     .channel(Transports.serverChannelFor(group))

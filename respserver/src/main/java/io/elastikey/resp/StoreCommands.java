@@ -1,4 +1,4 @@
-// StoreCommands -- GET, SET, MSET, DEL, UNLINK, EXISTS, MGET, DBSIZE and the ELASTIC.* commands against the store.
+// StoreCommands -- GET, SET, MSET, DEL, UNLINK, EXISTS, STRLEN, MGET, DBSIZE and the ELASTIC.* commands against the store.
 package io.elastikey.resp;
 
 import io.elastikey.store.KeyValueStore;
@@ -20,9 +20,9 @@ import org.HdrHistogram.Histogram;
  * is. A GET copies the value once, from the store straight into the batch's pooled direct reply
  * buffer, which goes to the socket as is.
  *
- * <p>SET accepts {@code EX seconds} and {@code PX milliseconds} and ignores them: the store keeps
- * no expiry. The other SET options (NX, XX, GET, KEEPTTL, EXAT, PXAT) are refused with an error
- * naming the option rather than half done.
+ * <p>SET checks an expiry and ignores it: the store keeps no expiry ({@link #set} says when it refuses one). Its
+ * NX, XX and GET options, and the other commands whose write depends on the value before it, are
+ * {@link UpdateCommands}.
  */
 final class StoreCommands {
     private static final long FIVE_MS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -30,11 +30,13 @@ final class StoreCommands {
     private final KeyValueStore store;
     private final ElasticStore elastic; // null: the store has no memory tier
     private final ResizeBounds resizeBounds;
+    private final UpdateCommands updates;
 
-    StoreCommands(KeyValueStore store, ResizeBounds resizeBounds) {
+    StoreCommands(KeyValueStore store, ResizeBounds resizeBounds, UpdateCommands updates) {
         this.store = store;
         this.elastic = store instanceof ElasticStore e ? e : null;
         this.resizeBounds = resizeBounds;
+        this.updates = updates;
     }
 
     /** A SET with exactly a key and a value: the kind {@link CommandRunner} batches into one putAll. */
@@ -162,25 +164,43 @@ final class StoreCommands {
         }
     }
 
+    /**
+     * SET and its options. {@code NX}, {@code XX} and {@code GET} make it an update ({@link UpdateCommands#set}). An
+     * expiry ({@code EX}, {@code PX}, {@code EXAT}, {@code PXAT}, {@code KEEPTTL}) is checked and ignored on a plain
+     * SET; with NX, XX or GET it is refused: {@code SET lock token NX EX 30} is a lock that must expire, and one that
+     * never does is worse than an error.
+     */
     RedisMessage set(RespRequest r) {
-        boolean expiry = false;
+        String expiry = null;
+        boolean nx = false;
+        boolean xx = false;
+        boolean get = false;
         for (int i = 3; i < r.argc(); i++) {
-            if (r.is(i, "EX") || r.is(i, "PX")) {
-                if (expiry || i + 1 >= r.argc()) {
+            if (r.is(i, "EX") || r.is(i, "PX") || r.is(i, "EXAT") || r.is(i, "PXAT") || r.is(i, "KEEPTTL")) {
+                boolean keep = r.is(i, "KEEPTTL");
+                if (expiry != null || (!keep && i + 1 >= r.argc())) {
                     return Replies.error("ERR syntax error"); // one expiry at most, as Redis says
                 }
-                expiry = true;
-                if (!positiveInteger(r.text(i + 1))) {
+                expiry = r.text(i).toUpperCase(java.util.Locale.ROOT);
+                if (!keep && !positiveInteger(r.text(++i))) {
                     return Replies.error("ERR invalid expire time in 'set' command");
                 }
-                i++;
-            } else if (r.is(i, "NX") || r.is(i, "XX") || r.is(i, "GET") || r.is(i, "KEEPTTL")
-                    || r.is(i, "EXAT") || r.is(i, "PXAT")) {
-                return Replies.error("ERR SET option '" + r.text(i).toUpperCase(java.util.Locale.ROOT)
-                        + "' is not supported by this server (no conditional writes, no expiry)");
+            } else if (r.is(i, "NX") && !xx) {
+                nx = true;
+            } else if (r.is(i, "XX") && !nx) {
+                xx = true;
+            } else if (r.is(i, "GET")) {
+                get = true;
             } else {
                 return Replies.error("ERR syntax error");
             }
+        }
+        if (nx || xx || get) {
+            if (expiry != null) {
+                return Replies.error("ERR SET with " + expiry + " and NX, XX or GET is not supported: this server "
+                        + "keeps no expiry, and a lock that never expires is worse than an error");
+            }
+            return updates.set(r.bytes(1), r.bytes(2), nx, xx, get);
         }
         store.put(r.bytes(1), r.bytes(2));
         return Replies.OK;
@@ -228,6 +248,12 @@ final class StoreCommands {
             }
         }
         return Replies.integer(n);
+    }
+
+    /** STRLEN: the value's length in bytes, 0 for an absent key. */
+    RedisMessage strlen(RespRequest r) {
+        byte[] v = store.get(r.bytes(1));
+        return Replies.integer(v == null ? 0 : v.length);
     }
 
     RedisMessage dbsize() {

@@ -110,6 +110,14 @@ class RespAuthTest {
                     "NOPERM User bob has no permissions to run the 'unlink' command"));
             assertThat(c.call("MSET", "k", "y", "j", "z")).isEqualTo(new RawClient.Error(
                     "NOPERM User bob has no permissions to run the 'mset' command"));
+            for (String update : List.of("INCR", "APPEND", "GETSET", "SETNX", "GETDEL", "DECR")) {
+                Object[] args = update.equals("INCR") || update.equals("GETDEL") || update.equals("DECR")
+                        ? new Object[] {update, "k"} : new Object[] {update, "k", "1"};
+                assertThat(c.call(args)).as(update).isEqualTo(new RawClient.Error("NOPERM User bob has no "
+                        + "permissions to run the '" + update.toLowerCase(java.util.Locale.ROOT) + "' command"));
+            }
+            assertThat(c.call("SET", "k", "y", "NX")).isInstanceOf(RawClient.Error.class);
+            assertThat(c.call("STRLEN", "k")).as("a read").isEqualTo(1L);
             assertThat(text(c.call("GET", "k"))).isEqualTo("w");
 
             assertThat(c.call("AUTH", "ops", "0p5")).isEqualTo("OK");

@@ -48,8 +48,16 @@ class RespLettuceTest {
                 assertThat(redis.info("server")).contains("redis_version:");
                 assertThat(redis.clientSetname("lettuce-test")).isEqualTo("OK");
                 assertThat(redis.clientGetname()).isEqualTo("lettuce-test");
-                assertThatThrownBy(() -> redis.set("l:c", "3", SetArgs.Builder.nx()))
-                        .isInstanceOf(RedisCommandExecutionException.class).hasMessageContaining("NX");
+                assertThat(redis.set("l:c", "3", SetArgs.Builder.nx())).isEqualTo("OK");
+                assertThat(redis.set("l:c", "4", SetArgs.Builder.nx())).as("NX on a present key").isNull();
+                assertThat(redis.setGet("l:c", "5")).isEqualTo("3");
+                assertThat(redis.incr("l:n")).isEqualTo(1L);
+                assertThat(redis.incrby("l:n", 41)).isEqualTo(42L);
+                assertThat(redis.append("l:c", "6")).isEqualTo(2L);
+                assertThat(redis.strlen("l:c")).isEqualTo(2L);
+                assertThat(redis.getdel("l:c")).isEqualTo("56");
+                assertThatThrownBy(() -> redis.set("l:lock", "me", SetArgs.Builder.nx().ex(30)))
+                        .isInstanceOf(RedisCommandExecutionException.class).hasMessageContaining("no expiry");
             } finally {
                 client.shutdown(0, 5, TimeUnit.SECONDS);
             }

@@ -2,6 +2,7 @@
 package io.elastikey.launcher.demo;
 
 import io.elastikey.launcher.cli.ProgressBar;
+import io.elastikey.protocol.config.FileTrees;
 import io.elastikey.store.StoreStats;
 import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ElasticStoreConfig;
@@ -16,12 +17,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -168,7 +167,7 @@ public final class StoreDemo implements Callable<Integer> {
         store.close();
         if (temporaryDir != null) {
             try {
-                deleteRecursively(temporaryDir);
+                FileTrees.delete(temporaryDir);
             } catch (IOException e) {
                 System.err.println("could not remove " + temporaryDir + ": " + e.getMessage());
             }
@@ -177,14 +176,6 @@ public final class StoreDemo implements Callable<Integer> {
 
     private static byte[] keyOf(int i) {
         return String.format("key-%09d", i).getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     /** One row of the demo's table. */

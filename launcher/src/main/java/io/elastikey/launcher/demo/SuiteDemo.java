@@ -7,21 +7,21 @@ import io.elastikey.edge.origin.SampleOrigin;
 import io.elastikey.keyserver.KeyServer;
 import io.elastikey.keyserver.config.KeyServerConfig;
 import io.elastikey.protocol.config.ConfigSource;
+import io.elastikey.protocol.config.FileTrees;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.stream.Stream;
 
 /**
  * The suite's main job on one machine: a development PKI, a key server holding an ECDSA and an RSA key, the
@@ -92,7 +92,11 @@ public final class SuiteDemo implements Callable<Integer> {
             }
         } finally {
             if (temporary) {
-                deleteTree(dir);
+                try {
+                    FileTrees.delete(dir);
+                } catch (IOException e) {
+                    System.err.println("could not remove " + dir + ": " + e.getMessage());
+                }
             }
         }
         return 0;
@@ -125,13 +129,5 @@ public final class SuiteDemo implements Callable<Integer> {
 
     static String address(InetSocketAddress address) {
         return address.getHostString() + ":" + address.getPort();
-    }
-
-    private static void deleteTree(Path dir) {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (Exception e) {
-            System.err.println("could not remove " + dir + ": " + e.getMessage());
-        }
     }
 }

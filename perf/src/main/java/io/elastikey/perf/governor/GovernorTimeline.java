@@ -13,6 +13,7 @@ import io.elastikey.perf.load.ZipfKeys;
 import io.elastikey.perf.JvmFlags;
 import io.elastikey.perf.LogLevels;
 import io.elastikey.perf.chart.TimelineChart;
+import io.elastikey.protocol.config.FileTrees;
 import io.elastikey.scaleup.ScaleUpClient;
 import io.elastikey.scaleup.agent.AgentConfig;
 import io.elastikey.scaleup.agent.ScaleUpAgent;
@@ -32,14 +33,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import picocli.CommandLine;
@@ -170,7 +169,7 @@ public final class GovernorTimeline implements Callable<Integer> {
                 }
             }
         } finally {
-            deleteRecursively(work);
+            FileTrees.delete(work);
         }
         Path csv = out.resolve("governor-timeline.csv");
         Path png = out.resolve("governor-timeline.png");
@@ -319,16 +318,5 @@ public final class GovernorTimeline implements Callable<Integer> {
     static byte[] key(long i, byte[] dst) {
         BenchmarkDataset.writeKey(i, dst);
         return dst;
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }

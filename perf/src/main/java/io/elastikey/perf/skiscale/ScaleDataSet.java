@@ -1,6 +1,7 @@
 // ScaleDataSet -- the benchmark's keys, made once with ./elastikey keys and kept: a store, certificates, key lists.
 package io.elastikey.perf.skiscale;
 
+import io.elastikey.protocol.config.FileTrees;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,7 +9,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -91,7 +91,7 @@ final class ScaleDataSet {
     private static ScaleDataSet create(Path elastikey, Path directory, long ecKeys, long rsaKeys, PrintStream out)
             throws IOException, InterruptedException {
         for (String part : PARTS) {
-            deleteRecursively(directory.resolve(part));
+            FileTrees.delete(directory.resolve(part));
         }
         Files.createDirectories(directory);
         Path data = directory.resolve("data");
@@ -216,21 +216,5 @@ final class ScaleDataSet {
             }
         }
         return ordered;
-    }
-
-    private static void deleteRecursively(Path path) throws IOException {
-        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            List<Path> children = new ArrayList<>();
-            try (var list = Files.list(path)) {
-                list.forEach(children::add);
-            }
-            for (Path child : children) {
-                deleteRecursively(child);
-            }
-        }
-        Files.delete(path);
     }
 }

@@ -1,6 +1,7 @@
 // BenchmarkDataset -- the store directory the read benchmarks share: N x 4 KB values, built once, reused.
 package io.elastikey.perf.store;
 
+import io.elastikey.protocol.config.FileTrees;
 import io.elastikey.store.StoreStats;
 import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ElasticStoreConfig;
@@ -9,7 +10,6 @@ import io.elastikey.store.elastic.ResizeOperation;
 import io.elastikey.store.elastic.hot.HotTier;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -132,7 +131,7 @@ public final class BenchmarkDataset {
     private void build(PrintStream out) throws IOException {
         out.printf("%s: building %,d keys x %,d bytes (%,d MB); done once, reused by later runs%n",
                 directory, keys, VALUE_SIZE, (long) keys * VALUE_SIZE >> 20);
-        deleteRecursively(directory);
+        FileTrees.delete(directory);
         ElasticStoreConfig cfg = config().fsyncPolicy(FsyncPolicy.NEVER).compactionIntervalMillis(0)
                 .recordLatency(false).build();
         byte[] key = new byte[KEY_LENGTH];
@@ -160,20 +159,6 @@ public final class BenchmarkDataset {
         Files.writeString(directory.resolve(MARKER), markerText(), StandardOpenOption.CREATE_NEW,
                 StandardOpenOption.WRITE, StandardOpenOption.SYNC);
         out.printf("%s: built in %.1f s%n", directory, (System.nanoTime() - t0) / 1e9);
-    }
-
-    /** Deletes {@code dir} and everything under it; nothing when it does not exist. */
-    static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(p);
-            }
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
     }
 
     // ---- keys and values ----------------------------------------------------------------------

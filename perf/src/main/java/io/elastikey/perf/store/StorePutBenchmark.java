@@ -7,6 +7,7 @@
 //       -f 1 -wi 1 -w 1s -i 2 -r 2s --param keys=20000
 package io.elastikey.perf.store;
 
+import io.elastikey.protocol.config.FileTrees;
 import io.elastikey.store.elastic.ElasticStore;
 import io.elastikey.store.elastic.ElasticStoreConfig;
 import io.elastikey.store.elastic.FsyncPolicy;
@@ -87,7 +88,7 @@ public class StorePutBenchmark {
         System.out.printf("%n%,d keys, %,d MB on disk before deleting %s%n", store.size(),
                 store.stats().diskBytes() >> 20, directory);
         store.close();
-        BenchmarkDataset.deleteRecursively(directory);
+        FileTrees.delete(directory);
     }
 
     /** One thread's key buffer and generator; the store copies keys, so one array serves every put. */

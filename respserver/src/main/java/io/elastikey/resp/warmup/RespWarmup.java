@@ -2,6 +2,7 @@
 // compiled the write and read paths before the first client's requests.
 package io.elastikey.resp.warmup;
 
+import io.elastikey.protocol.config.FileTrees;
 import io.elastikey.protocol.warmup.CompilerActivity;
 import io.elastikey.resp.RespClientWire;
 import io.elastikey.resp.RespLimits;
@@ -20,14 +21,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +67,7 @@ public final class RespWarmup {
         long start = System.nanoTime();
         long compiling = CompilerActivity.millisSoFar();
         try {
-            deleteTree(dir);
+            FileTrees.delete(dir);
             long answered;
             try (ElasticStore store = ElasticStore.open(throwaway(real, dir))) {
                 // A password of its own: nobody else may write to it meanwhile, and it does not log the no-AUTH warning.
@@ -94,7 +92,7 @@ public final class RespWarmup {
             return 0;
         } finally {
             try {
-                deleteTree(dir);
+                FileTrees.delete(dir);
             } catch (IOException e) {
                 log.warn("could not delete the warm-up's store {}: {}", dir, e.toString());
             }
@@ -176,17 +174,6 @@ public final class RespWarmup {
 
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     /** One blocking client connection that reads replies only as far as telling them apart. */

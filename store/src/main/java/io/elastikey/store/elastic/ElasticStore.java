@@ -32,6 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.ToIntFunction;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -714,21 +715,71 @@ public final class ElasticStore implements KeyValueStore {
         ReaderEpochs.Slot slot = enterOpen();
         stripe.lock();
         try {
-            seq = appendAndIndex(RecordFormat.TYPE_DELETE, key, hash, null);
-            if (seq < 0) {
-                return false;
-            }
+            seq = remove(key, hash);
+        } finally {
+            stripe.unlock();
+            epochs.exit(slot);
+        }
+        if (seq < 0) {
+            return false;
+        }
+        log.awaitDurable(seq);
+        return true;
+    }
+
+    /**
+     * Writes the tombstone of a present key and takes it out of the memory tiers; -1, with nothing written, when the
+     * key is absent. Caller holds the key's stripe lock and is inside an epoch section.
+     */
+    private long remove(byte[] key, long hash) {
+        long seq = appendAndIndex(RecordFormat.TYPE_DELETE, key, hash, null);
+        if (seq >= 0) {
             Tiers t = tiers;
             if (t.migrating() != null) {
                 t.migrating().remove(key, hash);
             }
             t.current().remove(key, hash);
+        }
+        return seq;
+    }
+
+    /**
+     * Replaces the key's value with what {@code remap} makes of the current one, with no other write of the key
+     * between that read and this write: what Redis's INCR, APPEND, SET NX and GETDEL promise by running whole on its
+     * one thread, and the RESP server's versions of them are built on. {@code remap} gets the current value (null when
+     * the key is absent) and returns the new one, null to delete the key, or the very array it was given to leave the
+     * key as it is, in which case nothing is written. It runs under the key's stripe lock, so it must be quick and
+     * must not call the store; what it throws reaches the caller with nothing written. Returns the value before the
+     * change, once the change is as durable as a {@link #put}.
+     *
+     * @throws IllegalArgumentException when the new value breaks the store's limits (nothing is written)
+     */
+    public byte[] compute(byte[] key, UnaryOperator<byte[]> remap) {
+        checkKey(key);
+        long hash = KeyHash.hash64(key);
+        ReentrantLock stripe = stripes.of(hash);
+        long seq = -1;
+        byte[] before;
+        ReaderEpochs.Slot slot = enterOpen();
+        stripe.lock();
+        try {
+            before = readStored(key);
+            byte[] after = remap.apply(before);
+            if (after != null && after != before) {
+                checkEntry(key, after);
+                seq = appendAndIndex(RecordFormat.TYPE_PUT, key, hash, after);
+                putInTiers(key, hash, after);
+            } else if (after == null && before != null) {
+                seq = remove(key, hash);
+            }
         } finally {
             stripe.unlock();
             epochs.exit(slot);
         }
-        log.awaitDurable(seq);
-        return true;
+        if (seq >= 0) {
+            log.awaitDurable(seq);
+        }
+        return before;
     }
 
     /**

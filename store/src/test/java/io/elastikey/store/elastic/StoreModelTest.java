@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A randomized model test: every operation of the store API (put, putAll, both gets, delete,
+ * A randomized model test: every operation of the store API (put, putAll, compute, both gets, delete,
  * contains, size, stats, forEach) and of its elasticity (resize, compaction, restart) in a long
  * seeded sequence, each result compared with what a {@link HashMap} says it must be. Now and then
  * a copy of the files taken between two operations is opened too, as a killed process would
@@ -123,8 +123,10 @@ class StoreModelTest {
 
         private void step() throws Exception {
             int dice = rnd.nextInt(1000);
-            if (dice < 310) {
+            if (dice < 290) {
                 put();
+            } else if (dice < 310) {
+                compute();
             } else if (dice < 340) {
                 putAll();
             } else if (dice < 510) {
@@ -161,6 +163,42 @@ class StoreModelTest {
             Arrays.fill(keyArg, (byte) 0);
             Arrays.fill(valueArg, SENTINEL);
             model.put(k, value);
+        }
+
+        /** {@link ElasticStore#compute} with each kind of answer: a new value, null (delete), the same array, a throw. */
+        private void compute() {
+            int k = rnd.nextInt(KEY_SPACE);
+            int mode = rnd.nextInt(4);
+            byte[] value = randomValue();
+            note("compute k" + k + " " + List.of("set (" + value.length + " bytes)", "delete", "keep", "throw")
+                    .get(mode));
+            byte[][] seen = new byte[1][];
+            IllegalStateException refusal = new IllegalStateException("the remap refuses");
+            try {
+                byte[] before = store.compute(keys[k].clone(), v -> {
+                    seen[0] = v == null ? null : v.clone();
+                    return switch (mode) {
+                        case 0 -> value.clone();
+                        case 1 -> null;
+                        case 2 -> v;
+                        default -> throw refusal;
+                    };
+                });
+                if (mode == 3) {
+                    fail("the remap's exception did not reach the caller");
+                }
+                checkValue("compute(k" + k + ") returned", model.get(k), before);
+            } catch (IllegalStateException e) {
+                if (e != refusal) {
+                    throw e;
+                }
+            }
+            checkValue("compute(k" + k + ") saw", model.get(k), seen[0]);
+            if (mode == 0) {
+                model.put(k, value);
+            } else if (mode == 1) {
+                model.remove(k);
+            }
         }
 
         private void putAll() {
