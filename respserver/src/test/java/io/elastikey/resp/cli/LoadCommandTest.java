@@ -61,16 +61,22 @@ class LoadCommandTest {
         }
     }
 
+    /** A RespServer over {@code store} on a free loopback port; {@code store load --to} takes its address. */
+    private static RespServer serve(ElasticStore store, int maxValueSize, RespOptions options) throws Exception {
+        return RespServer.start(store, new InetSocketAddress("127.0.0.1", 0), RespLimits.defaults(maxValueSize), 1,
+                options);
+    }
+
+    private static String to(RespServer server) {
+        return "127.0.0.1:" + server.address().getPort();
+    }
+
     @Test
     void overRespToARunningServerWithRedisBenchmarksKeyNames() throws Exception {
         try (ElasticStore store = open(tmp.resolve("served"))) {
-            RespServer server = RespServer.start(store, new InetSocketAddress("127.0.0.1", 0),
-                    RespLimits.defaults(64 * 1024), 1);
-            try {
-                assertThat(load("--to", "127.0.0.1:" + server.address().getPort(), "--count", "1234",
-                        "--value-size", "4096", "--batch", "500")).isZero();
-            } finally {
-                server.close();
+            try (RespServer server = serve(store, 64 * 1024, RespOptions.defaults())) {
+                assertThat(load("--to", to(server), "--count", "1234", "--value-size", "4096", "--batch", "500"))
+                        .isZero();
             }
             assertThat(store.size()).isEqualTo(1234);
             assertThat(store.get(ascii("key:000000000000"))).isEqualTo(xs(4096));
@@ -81,16 +87,12 @@ class LoadCommandTest {
     @Test
     void aServerThatRefusesTheSetsStopsTheLoadWithItsAnswer() throws Exception {
         try (ElasticStore store = open(tmp.resolve("guarded"))) {
-            RespServer server = RespServer.start(store, new InetSocketAddress("127.0.0.1", 0),
-                    RespLimits.defaults(64 * 1024), 1,
-                    RespOptions.builder().users(RespUsers.builder().requirePass("s3cret").build()).build());
-            try {
-                String to = "127.0.0.1:" + server.address().getPort();
-                assertThatThrownBy(() -> load("--to", to, "--count", "10", "--value-size", "8"))
+            RespOptions password = RespOptions.builder().users(RespUsers.builder().requirePass("s3cret").build())
+                    .build();
+            try (RespServer server = serve(store, 64 * 1024, password)) {
+                assertThatThrownBy(() -> load("--to", to(server), "--count", "10", "--value-size", "8"))
                         .isInstanceOf(IOException.class)
                         .hasMessageStartingWith("SET of key 0 answered -NOAUTH");
-            } finally {
-                server.close();
             }
             assertThat(store.size()).isZero();
         }
@@ -99,15 +101,10 @@ class LoadCommandTest {
     @Test
     void aValueOverTheServersLimitIsReportedNotLoaded() throws Exception {
         try (ElasticStore store = open(tmp.resolve("limited"))) {
-            RespServer server = RespServer.start(store, new InetSocketAddress("127.0.0.1", 0),
-                    RespLimits.defaults(1024), 1);
-            try {
-                String to = "127.0.0.1:" + server.address().getPort();
-                assertThatThrownBy(() -> load("--to", to, "--count", "3", "--value-size", "2048"))
+            try (RespServer server = serve(store, 1024, RespOptions.defaults())) {
+                assertThatThrownBy(() -> load("--to", to(server), "--count", "3", "--value-size", "2048"))
                         .isInstanceOf(IOException.class)
                         .hasMessageContaining("key 0");
-            } finally {
-                server.close();
             }
             assertThat(store.size()).isZero();
         }
