@@ -686,12 +686,20 @@ public final class ElasticStore implements KeyValueStore {
         ReentrantLock stripe = stripes.of(hash);
         stripe.lock();
         try {
-            long seq = appendAndIndex(RecordFormat.TYPE_PUT, key, hash, value);
-            putInTiers(key, hash, value);
-            return seq;
+            return putHeld(key, hash, value);
         } finally {
             stripe.unlock();
         }
+    }
+
+    /**
+     * Appends the put, points the index at it and updates the memory tiers; returns its sequence number. Caller holds
+     * the key's stripe lock and is inside an epoch section.
+     */
+    private long putHeld(byte[] key, long hash, byte[] value) {
+        long seq = appendAndIndex(RecordFormat.TYPE_PUT, key, hash, value);
+        putInTiers(key, hash, value);
+        return seq;
     }
 
     /**
@@ -767,8 +775,7 @@ public final class ElasticStore implements KeyValueStore {
             byte[] after = remap.apply(before);
             if (after != null && after != before) {
                 checkEntry(key, after);
-                seq = appendAndIndex(RecordFormat.TYPE_PUT, key, hash, after);
-                putInTiers(key, hash, after);
+                seq = putHeld(key, hash, after);
             } else if (after == null && before != null) {
                 seq = remove(key, hash);
             }
